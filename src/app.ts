@@ -1,0 +1,136 @@
+import cors from '@fastify/cors';
+import helmet from '@fastify/helmet';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { Config } from './config.js';
+import { migrateToLatest } from './db/migrator.js';
+import { type AppDeps, createDeps, type DepsOverrides } from './deps.js';
+import { authenticate, type UnknownBearerHook } from './http/auth.js';
+import { conventions, genReqId } from './http/conventions.js';
+import { docs } from './http/docs.js';
+import { serviceRoutes } from './http/service.js';
+import { AuditLog } from './modules/audit/audit.repository.js';
+import { auditRoutes } from './modules/audit/audit.routes.js';
+import { privateAuthRoutes, publicAuthRoutes } from './modules/auth/auth.routes.js';
+import { AuthService } from './modules/auth/auth.service.js';
+import { PasswordPolicy } from './modules/auth/passwords.js';
+import { loadJwtSecret, TokenService } from './modules/auth/tokens.js';
+import { OrganizationsRepository } from './modules/organizations/organizations.repository.js';
+import { organizationsRoutes } from './modules/organizations/organizations.routes.js';
+import { OrganizationsService } from './modules/organizations/organizations.service.js';
+import { UsersRepository } from './modules/users/users.repository.js';
+import { usersRoutes } from './modules/users/users.routes.js';
+import { UsersService } from './modules/users/users.service.js';
+
+export const API_PREFIX = '/api/v1';
+export const BODY_LIMIT = 1024 * 1024;
+
+/** The services the app is made of, for the CLI and tests to use without HTTP. */
+export interface Services {
+  audit: AuditLog;
+  tokens: TokenService;
+  passwordPolicy: PasswordPolicy;
+  users: UsersService;
+  orgs: OrganizationsService;
+  auth: AuthService;
+  unknownBearerHooks: UnknownBearerHook[];
+}
+
+export function createServices(deps: AppDeps): Services {
+  const audit = new AuditLog(deps.clock, deps.newId);
+  const tokens = new TokenService(loadJwtSecret(deps.config), deps.config, deps.clock, deps.newId);
+  const passwordPolicy = new PasswordPolicy();
+  const usersRepo = new UsersRepository();
+  const users = new UsersService(deps, usersRepo, audit, passwordPolicy);
+  const orgs = new OrganizationsService(deps, new OrganizationsRepository(), users, audit);
+  const auth = new AuthService(deps, tokens, usersRepo, users, audit, passwordPolicy);
+  return { audit, tokens, passwordPolicy, users, orgs, auth, unknownBearerHooks: [] };
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    deps: AppDeps;
+    services: Services;
+  }
+}
+
+export interface BuildOptions extends DepsOverrides {
+  /** Pino logger settings; tests pass false. */
+  logger?: boolean | object;
+  /** Run migrations before serving (default true). */
+  migrate?: boolean;
+}
+
+export async function buildApp(config: Config, options: BuildOptions = {}): Promise<FastifyInstance> {
+  const logger =
+    options.logger ??
+    ({
+      level: config.logLevel,
+      // Never log a secret: credentials travel in these headers.
+      redact: { paths: ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]'], censor: '[redacted]' },
+    } as const);
+
+  const app = Fastify({
+    logger,
+    genReqId,
+    requestIdHeader: false,
+    bodyLimit: BODY_LIMIT,
+    trustProxy: config.trustProxy,
+    return503OnClosing: true,
+    routerOptions: { ignoreTrailingSlash: false, maxParamLength: 500 },
+    ajv: {
+      customOptions: {
+        // Unknown body fields must fail (400), not vanish.
+        removeAdditional: false,
+        allErrors: true,
+        coerceTypes: 'array',
+        formats: {
+          'date-or-date-time': /^\d{4}-\d{2}-\d{2}([Tt ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?([Zz]|[+-]\d{2}:?\d{2})?)?$/,
+        },
+      },
+    },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  const deps = createDeps(config, {
+    ...options,
+    onRedisError: options.onRedisError ?? ((err) => app.log.warn({ err }, 'redis unavailable: rate limits fail open')),
+  });
+  if (options.migrate !== false) await migrateToLatest(deps.database.db);
+  const services = createServices(deps);
+  app.decorate('deps', deps);
+  app.decorate('services', services);
+  app.decorateRequest('principal', null);
+
+  app.addHook('onClose', async () => {
+    await deps.counters.close();
+    await deps.database.close();
+  });
+
+  // Helmet's defaults, less upgrade-insecure-requests: it would break the docs pages of a plain-HTTP deployment.
+  await app.register(helmet, { global: true, contentSecurityPolicy: { directives: { upgradeInsecureRequests: null } } });
+  if (config.corsOrigins.length) {
+    await app.register(cors, {
+      origin: config.corsOrigins.includes('*') ? '*' : [...config.corsOrigins],
+      exposedHeaders: ['ETag', 'X-Request-Id', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'RateLimit-Policy', 'Retry-After'],
+    });
+  }
+  await app.register(conventions);
+  await app.register(docs);
+  await app.register(serviceRoutes, { deps });
+
+  await app.register(
+    async (api) => {
+      await api.register(publicAuthRoutes, { auth: services.auth });
+      await api.register(async (secured) => {
+        await secured.register(authenticate, { deps, tokens: services.tokens, unknownBearerHooks: services.unknownBearerHooks });
+        await secured.register(privateAuthRoutes, { auth: services.auth, orgs: services.orgs });
+        await secured.register(organizationsRoutes, { deps, orgs: services.orgs });
+        await secured.register(usersRoutes, { deps, users: services.users });
+        await secured.register(auditRoutes, { deps });
+      });
+    },
+    { prefix: API_PREFIX },
+  );
+
+  return app;
+}

@@ -1,0 +1,171 @@
+import { pathToFileURL } from 'node:url';
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { buildApp, createServices } from '../app.js';
+import { bootstrapFirstAdmin } from '../bootstrap.js';
+import { type Config, ConfigError, loadConfig, PLANS, type Plan } from '../config.js';
+import { migrateToLatest } from '../db/migrator.js';
+import { createDeps } from '../deps.js';
+import { AppError } from '../http/errors.js';
+import { ROLES, type Role } from '../modules/users/users.repository.js';
+
+function config(): Config {
+  return loadConfig(process.env);
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
+}
+
+/** Runs `fn` with the services on a migrated database, closing it afterwards. */
+async function withServices<T>(fn: (s: ReturnType<typeof createServices>, deps: ReturnType<typeof createDeps>) => Promise<T>): Promise<T> {
+  const deps = createDeps(config());
+  try {
+    await migrateToLatest(deps.database.db);
+    return await fn(createServices(deps), deps);
+  } finally {
+    await deps.counters.close();
+    await deps.database.close();
+  }
+}
+
+export async function serve(): Promise<void> {
+  const cfg = config();
+  const app = await buildApp(cfg);
+  try {
+    const { created, generatedPassword } = await bootstrapFirstAdmin(app.deps, app.services);
+    if (created) {
+      const shown = generatedPassword ?? '(THREATMON_ADMIN_PASSWORD)';
+      // Printed once, to the terminal, never through the logger.
+      process.stdout.write(
+        `\nCreated organization "Default" and its owner.\n  username: admin\n  password: ${shown}\nKeep it now: it is not shown again.\n\n`,
+      );
+    }
+  } catch (err) {
+    // Another node bootstrapped at the same moment: nothing to do.
+    if (!(err instanceof AppError && err.code === 'duplicate')) throw err;
+  }
+  let closing = false;
+  const shutdown = (signal: string) => {
+    if (closing) return;
+    closing = true;
+    app.log.info({ signal }, 'shutting down: finishing in-flight requests');
+    app.close().then(
+      () => process.exit(0),
+      (err) => {
+        app.log.error({ err }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGTERM', () => shutdown('SIGTERM'));
+  process.once('SIGINT', () => shutdown('SIGINT'));
+  await app.listen({ host: cfg.host, port: cfg.port });
+}
+
+const parsePlan = (v: string): Plan => {
+  if (!PLANS.includes(v as Plan)) throw new InvalidArgumentError(`expected one of ${PLANS.join(', ')}`);
+  return v as Plan;
+};
+
+export function buildCli(): Command {
+  const program = new Command('threatmon')
+    .description('threatmon: threat-monitoring REST API. Configuration comes from THREATMON_* environment variables (see README).')
+    .showHelpAfterError()
+    .exitOverride((err) => {
+      throw err;
+    });
+
+  program
+    .command('serve', { isDefault: true })
+    .description('Migrate the database, create the first admin on an empty database, and serve the API (default command).')
+    .action(serve);
+
+  program
+    .command('migrate')
+    .description('Apply pending database migrations and exit.')
+    .action(async () => {
+      const deps = createDeps(config());
+      try {
+        const applied = await migrateToLatest(deps.database.db);
+        console.log(applied.length ? `Applied: ${applied.join(', ')}` : 'Database is up to date.');
+      } finally {
+        await deps.database.close();
+      }
+    });
+
+  program
+    .command('create-org')
+    .description('Create an organization (without users; add them with create-user).')
+    .argument('<name>', 'organization name (unique)')
+    .addOption(new Option('--plan <plan>', `plan: ${PLANS.join(', ')}`).default('starter').argParser(parsePlan))
+    .action(async (name: string, opts: { plan: Plan }) => {
+      await withServices(async (s) => {
+        const org = await s.orgs.createEmpty(name, opts.plan);
+        console.log(`Created organization "${org.name}" (${org.id}), plan ${org.plan}.`);
+      });
+    });
+
+  program
+    .command('create-user')
+    .description('Create a user in an organization. Without --password-stdin a password is generated and printed once.')
+    .requiredOption('--org <name>', 'organization name')
+    .requiredOption('--username <username>', 'login name (unique)')
+    .addOption(
+      new Option('--role <role>', `role: ${ROLES.join(', ')}`).makeOptionMandatory().argParser((v) => {
+        if (!ROLES.includes(v as Role)) throw new InvalidArgumentError(`expected one of ${ROLES.join(', ')}`);
+        return v as Role;
+      }),
+    )
+    .option('--email <email>', 'e-mail address (default <username>@example.com)')
+    .option('--staff', 'platform operator: manages leak sources and organizations', false)
+    .option('--password-stdin', 'read the password from standard input', false)
+    .action(async (opts: { org: string; username: string; role: Role; email?: string; staff: boolean; passwordStdin: boolean }) => {
+      const { randomBytes } = await import('node:crypto');
+      const password = opts.passwordStdin ? await readStdin() : randomBytes(18).toString('base64url');
+      await withServices(async (s, deps) => {
+        const org = await deps.database.db.selectFrom('organizations').select('id').where('name', '=', opts.org).executeTakeFirst();
+        if (!org) throw new CliError(`No organization named "${opts.org}".`);
+        const user = await deps.database.db
+          .transaction()
+          .execute((trx) =>
+            s.users.insertUser(trx, org.id, {
+              username: opts.username,
+              email: opts.email ?? `${opts.username}@example.com`,
+              password,
+              role: opts.role,
+              isStaff: opts.staff,
+            }),
+          );
+        console.log(`Created user "${user.username}" (${user.id}), role ${user.role}${user.is_staff ? ', staff' : ''}.`);
+        if (!opts.passwordStdin) console.log(`Password: ${password}\nKeep it now: it is not shown again.`);
+      });
+    });
+
+  return program;
+}
+
+export class CliError extends Error {}
+
+function explain(err: unknown): string {
+  if (err instanceof ConfigError) return `configuration error: ${err.message}`;
+  if (err instanceof AppError) return err.detail;
+  if (err instanceof CliError) return err.message;
+  return err instanceof Error ? err.message : String(err);
+}
+
+export async function main(argv = process.argv): Promise<void> {
+  try {
+    await buildCli().parseAsync(argv);
+  } catch (err) {
+    const code = (err as { code?: string }).code;
+    if (code === 'commander.helpDisplayed' || code === 'commander.version' || code === 'commander.help') process.exit(0);
+    if (code?.startsWith('commander.')) process.exit(2);
+    console.error(`threatmon: ${explain(err)}`);
+    process.exit(1);
+  }
+}
+
+// Run when executed directly (node dist/cli/main.js, tsx src/cli/main.ts); bin/threatmon.js calls main() itself.
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) await main();

@@ -1,0 +1,171 @@
+import path from 'node:path';
+
+export const PLANS = ['starter', 'professional', 'enterprise'] as const;
+export type Plan = (typeof PLANS)[number];
+
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+
+export interface Config {
+  /** `sqlite:PATH` or `postgres://...` */
+  readonly databaseUrl: string;
+  readonly databaseKind: 'sqlite' | 'postgres';
+  readonly redisUrl: string | null;
+  readonly host: string;
+  readonly port: number;
+  /** null: generated once and kept in `dataDir` (embedded mode). */
+  readonly jwtSecret: string | null;
+  readonly jwtIssuer: string;
+  readonly jwtAudience: string;
+  readonly accessTtlSeconds: number;
+  readonly refreshTtlSeconds: number;
+  readonly adminPassword: string | null;
+  readonly trustProxy: boolean;
+  readonly corsOrigins: readonly string[];
+  readonly webhookAllowPrivate: boolean;
+  readonly metrics: boolean;
+  readonly logLevel: LogLevel;
+  readonly planLimits: Readonly<Record<Plan, number>>;
+  readonly rateLimits: boolean;
+  /** Where generated secrets live: the SQLite file's folder, or ./data for PostgreSQL. */
+  readonly dataDir: string;
+}
+
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    message: string,
+  ) {
+    super(`${variable}: ${message}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+function readBool(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const v = raw.trim().toLowerCase();
+  if (['1', 'true', 'yes', 'on'].includes(v)) return true;
+  if (['0', 'false', 'no', 'off'].includes(v)) return false;
+  throw new ConfigError(name, `expected true or false, got "${raw}"`);
+}
+
+const DURATION_UNITS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400 };
+
+/** Seconds, as `900`, `900s`, `15m`, `1h` or `7d`. */
+export function parseDuration(name: string, raw: string): number {
+  const m = /^\s*(\d+)\s*([smhd]?)\s*$/.exec(raw);
+  if (!m) throw new ConfigError(name, `expected a duration such as 900, 15m, 1h or 7d, got "${raw}"`);
+  const seconds = Number(m[1]) * (DURATION_UNITS[m[2] || 's'] ?? 1);
+  if (seconds < 1) throw new ConfigError(name, 'must be at least one second');
+  return seconds;
+}
+
+function readDuration(env: Env, name: string, fallback: number): number {
+  const raw = env[name];
+  return raw === undefined || raw === '' ? fallback : parseDuration(name, raw);
+}
+
+export function parsePlanLimits(name: string, raw: string): Record<Plan, number> {
+  const limits: Record<Plan, number> = { starter: 100, professional: 500, enterprise: 2000 };
+  for (const part of raw.split(',')) {
+    const m = /^\s*([a-z]+)\s*=\s*(\d+)\s*$/.exec(part);
+    if (!m) throw new ConfigError(name, `expected plan=limit pairs such as starter=100, got "${part.trim()}"`);
+    const plan = m[1] as Plan;
+    if (!PLANS.includes(plan)) throw new ConfigError(name, `unknown plan "${m[1]}" (plans: ${PLANS.join(', ')})`);
+    const limit = Number(m[2]);
+    if (limit < 1) throw new ConfigError(name, `limit for ${plan} must be at least 1`);
+    limits[plan] = limit;
+  }
+  return limits;
+}
+
+const LOG_LEVELS: LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+/** Parses THREATMON_* variables once; an invalid value throws a ConfigError naming the variable. */
+export function loadConfig(env: Env = process.env, overrides: Partial<Config> = {}): Config {
+  const databaseUrl = env.THREATMON_DATABASE_URL || 'sqlite:./data/threatmon.db';
+  let databaseKind: Config['databaseKind'];
+  if (databaseUrl.startsWith('sqlite:')) {
+    if (databaseUrl.length === 'sqlite:'.length) throw new ConfigError('THREATMON_DATABASE_URL', 'sqlite: needs a file path');
+    databaseKind = 'sqlite';
+  } else if (/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    databaseKind = 'postgres';
+  } else {
+    throw new ConfigError('THREATMON_DATABASE_URL', `expected sqlite:PATH or postgres://..., got "${databaseUrl}"`);
+  }
+
+  const redisUrl = env.THREATMON_REDIS_URL || null;
+  if (redisUrl && !/^rediss?:\/\//.test(redisUrl)) {
+    throw new ConfigError('THREATMON_REDIS_URL', `expected redis://..., got "${redisUrl}"`);
+  }
+
+  const portRaw = env.THREATMON_PORT || '8000';
+  const port = Number(portRaw);
+  if (!/^\d+$/.test(portRaw) || port > 65535) {
+    throw new ConfigError('THREATMON_PORT', `expected a port number 0-65535, got "${portRaw}"`);
+  }
+
+  const jwtSecret = env.THREATMON_JWT_SECRET || null;
+  if (jwtSecret !== null && Buffer.byteLength(jwtSecret) < 32) {
+    throw new ConfigError('THREATMON_JWT_SECRET', 'must be at least 32 bytes for HS256');
+  }
+
+  const adminPassword = env.THREATMON_ADMIN_PASSWORD || null;
+  if (adminPassword !== null && adminPassword.length < 12) {
+    throw new ConfigError('THREATMON_ADMIN_PASSWORD', 'must be at least 12 characters');
+  }
+
+  const corsOrigins = (env.THREATMON_CORS_ORIGINS || '')
+    .split(',')
+    .map((o) => o.trim())
+    .filter(Boolean);
+  for (const origin of corsOrigins) {
+    if (origin !== '*' && !/^https?:\/\/[^/\s]+$/.test(origin)) {
+      throw new ConfigError('THREATMON_CORS_ORIGINS', `expected origins such as https://app.example.com, got "${origin}"`);
+    }
+  }
+
+  const logLevel = (env.THREATMON_LOG_LEVEL || 'info').toLowerCase() as LogLevel;
+  if (!LOG_LEVELS.includes(logLevel)) {
+    throw new ConfigError('THREATMON_LOG_LEVEL', `expected one of ${LOG_LEVELS.join(', ')}`);
+  }
+
+  const rateLimitsRaw = (env.THREATMON_RATE_LIMITS || 'on').toLowerCase();
+  if (!['on', 'off'].includes(rateLimitsRaw)) {
+    throw new ConfigError('THREATMON_RATE_LIMITS', `expected on or off, got "${env.THREATMON_RATE_LIMITS}"`);
+  }
+
+  const dataDir =
+    env.THREATMON_DATA_DIR ||
+    (databaseKind === 'sqlite' ? path.dirname(path.resolve(databaseUrl.slice('sqlite:'.length))) : path.resolve('data'));
+
+  const config: Config = {
+    databaseUrl,
+    databaseKind,
+    redisUrl,
+    host: env.THREATMON_HOST || '127.0.0.1',
+    port,
+    jwtSecret,
+    jwtIssuer: 'threatmon',
+    jwtAudience: 'threatmon-api',
+    accessTtlSeconds: readDuration(env, 'THREATMON_ACCESS_TTL', 15 * 60),
+    refreshTtlSeconds: readDuration(env, 'THREATMON_REFRESH_TTL', 7 * 86400),
+    adminPassword,
+    trustProxy: readBool(env, 'THREATMON_TRUST_PROXY', false),
+    corsOrigins,
+    webhookAllowPrivate: readBool(env, 'THREATMON_WEBHOOK_ALLOW_PRIVATE', false),
+    metrics: readBool(env, 'THREATMON_METRICS', false),
+    logLevel,
+    planLimits: Object.freeze(
+      env.THREATMON_PLAN_LIMITS
+        ? parsePlanLimits('THREATMON_PLAN_LIMITS', env.THREATMON_PLAN_LIMITS)
+        : { starter: 100, professional: 500, enterprise: 2000 },
+    ),
+    rateLimits: rateLimitsRaw === 'on',
+    dataDir,
+    ...overrides,
+  };
+  return Object.freeze(config);
+}

@@ -1,0 +1,95 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import SQLite from 'better-sqlite3';
+import { Kysely, PostgresDialect, type SqliteDatabase, SqliteDialect, type SqliteStatement, sql } from 'kysely';
+import pg from 'pg';
+import type { Config } from '../config.js';
+import type { DB } from './schema.js';
+
+export type Dialect = 'sqlite' | 'postgres';
+
+export interface Database {
+  readonly db: Kysely<DB>;
+  readonly dialect: Dialect;
+  /** Throws when the database cannot answer. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** better-sqlite3 binds neither booleans nor Dates: convert them so repositories stay dialect-free. */
+function toSqliteParam(value: unknown): unknown {
+  if (typeof value === 'boolean') return value ? 1 : 0;
+  if (value instanceof Date) return value.toISOString();
+  return value;
+}
+
+function wrapSqlite(raw: SQLite.Database): SqliteDatabase {
+  return {
+    close: () => raw.close(),
+    prepare(query: string): SqliteStatement {
+      const stmt = raw.prepare(query);
+      const map = (params: ReadonlyArray<unknown>) => params.map(toSqliteParam);
+      return {
+        reader: stmt.reader,
+        all: (params) => stmt.all(map(params)),
+        run: (params) => stmt.run(map(params)),
+        iterate: (params) => stmt.iterate(map(params)) as IterableIterator<unknown>,
+      };
+    },
+  };
+}
+
+export function openSqlite(file: string): SQLite.Database {
+  if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+  const raw = new SQLite(file);
+  raw.pragma('journal_mode = WAL');
+  raw.pragma('foreign_keys = ON');
+  raw.pragma('busy_timeout = 5000');
+  raw.pragma('synchronous = NORMAL');
+  return raw;
+}
+
+function pgTypes() {
+  // Timestamps come back as ISO strings and 64-bit counts as numbers, as they do on SQLite.
+  const types = {
+    getTypeParser(oid: number, format?: string) {
+      if (oid === 1184 || oid === 1114) return (v: string) => new Date(oid === 1114 ? `${v}Z` : v).toISOString();
+      if (oid === 20 || oid === 1700) return (v: string) => Number(v);
+      return (pg.types.getTypeParser as (o: number, f?: string) => unknown)(oid, format);
+    },
+  };
+  return types as unknown as pg.CustomTypesConfig;
+}
+
+export function createDatabase(config: Pick<Config, 'databaseUrl' | 'databaseKind'>): Database {
+  if (config.databaseKind === 'sqlite') {
+    const raw = openSqlite(config.databaseUrl.slice('sqlite:'.length));
+    const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: wrapSqlite(raw) }) });
+    return {
+      db,
+      dialect: 'sqlite',
+      async ping() {
+        if (!raw.open) throw new Error('database closed');
+        raw.prepare('select 1').get();
+      },
+      close: () => db.destroy(),
+    };
+  }
+  const pool = new pg.Pool({
+    connectionString: config.databaseUrl,
+    max: 10,
+    connectionTimeoutMillis: 5000,
+    types: pgTypes(),
+  });
+  // An idle client's error (server restart) must not crash the process; the next query reconnects.
+  pool.on('error', () => {});
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  return {
+    db,
+    dialect: 'postgres',
+    async ping() {
+      await sql`select 1`.execute(db);
+    },
+    close: () => db.destroy(),
+  };
+}

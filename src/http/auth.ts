@@ -1,0 +1,124 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import type { Plan } from '../config.js';
+import type { AppDeps } from '../deps.js';
+import { unauthenticated, type TokenService } from '../modules/auth/tokens.js';
+import { ROLE_RANK, type Role, type User, toUser } from '../modules/users/users.repository.js';
+import { AppError, forbidden } from './errors.js';
+
+export interface Principal {
+  user: User;
+  organization: { id: string; name: string; plan: Plan };
+  role: Role;
+  isStaff: boolean;
+}
+
+/** Called with a bearer value that is not a valid token: the tracking-token module records api_key canaries here. */
+export type UnknownBearerHook = (token: string, request: FastifyRequest) => Promise<void>;
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    principal: Principal | null;
+  }
+  interface FastifyContextConfig {
+    /** Lowest role allowed (owner > admin > analyst > viewer); default viewer. */
+    minRole?: Role;
+    /** Platform operators only (`is_staff`). */
+    staffOnly?: boolean;
+  }
+}
+
+export function principalOf(request: FastifyRequest): Principal {
+  if (!request.principal) throw unauthenticated('not_authenticated', 'Authentication credentials were not provided.');
+  return request.principal;
+}
+
+export function hasRole(p: Principal, role: Role): boolean {
+  return ROLE_RANK[p.role] >= ROLE_RANK[role];
+}
+
+export function requireRole(p: Principal, role: Role): void {
+  if (!hasRole(p, role)) throw forbidden(`This action needs the ${role} role.`);
+}
+
+const BEARER = /^Bearer\s+(\S+)\s*$/i;
+
+export interface AuthOptions {
+  deps: AppDeps;
+  tokens: TokenService;
+  unknownBearerHooks: UnknownBearerHook[];
+}
+
+/**
+ * Authenticates every route registered in the scope it is applied to: bearer access token, user
+ * still active (checked per request so deactivation is immediate), role and staff checks declared
+ * in the route's config, and the organization's plan rate limit.
+ */
+export const authenticate = fp(
+  async (app: FastifyInstance, { deps, tokens, unknownBearerHooks }: AuthOptions) => {
+    const { db } = deps.database;
+
+    app.addHook('onRoute', (route) => {
+      route.schema ??= {};
+      (route.schema as { security?: unknown }).security ??= [{ bearerAuth: [] }];
+    });
+
+    app.addHook('onRequest', async (request, reply) => {
+      const header = request.headers.authorization;
+      if (!header) throw unauthenticated('not_authenticated', 'Authentication credentials were not provided.');
+      const match = BEARER.exec(header);
+      if (!match?.[1]) throw unauthenticated('token_invalid', 'Authorization header must be "Bearer <token>".');
+      const token = match[1];
+      let claims: Awaited<ReturnType<TokenService['verify']>>;
+      try {
+        claims = await tokens.verify(token, 'access');
+      } catch (err) {
+        if (err instanceof AppError && err.code === 'token_invalid') {
+          for (const hook of unknownBearerHooks) await hook(token, request);
+        }
+        throw err;
+      }
+      const row = await db
+        .selectFrom('users')
+        .innerJoin('organizations', 'organizations.id', 'users.organization_id')
+        .selectAll('users')
+        .select(['organizations.name as org_name', 'organizations.plan as org_plan'])
+        .where('users.id', '=', claims.sub)
+        .executeTakeFirst();
+      if (!row?.is_active) throw unauthenticated('token_invalid', 'User is inactive or deleted.');
+      const { org_name, org_plan, ...userRow } = row;
+      const user = toUser(userRow);
+      request.principal = {
+        user,
+        organization: { id: user.organization_id, name: org_name, plan: org_plan as Plan },
+        role: user.role,
+        isStaff: user.is_staff,
+      };
+
+      await applyRateLimit(deps, request, reply);
+
+      const config = request.routeOptions.config;
+      if (config.staffOnly && !user.is_staff) throw forbidden('This action is for platform staff only.');
+      if (config.minRole) requireRole(request.principal, config.minRole);
+    });
+  },
+  { name: 'authenticate' },
+);
+
+export async function applyRateLimit(deps: AppDeps, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  if (!deps.config.rateLimits || !request.principal) return;
+  const limit = deps.config.planLimits[request.principal.organization.plan];
+  const hit = await deps.counters.hit(`rl:${request.principal.organization.id}`, limit, 60_000);
+  const reset = Math.max(1, Math.ceil(hit.resetMs / 1000));
+  reply.header('ratelimit-limit', String(limit));
+  reply.header('ratelimit-remaining', String(Math.max(0, limit - hit.count)));
+  reply.header('ratelimit-reset', String(reset));
+  reply.header('ratelimit-policy', `${limit};w=60`);
+  if (!hit.allowed) {
+    deps.metrics.rateLimited.inc({ kind: 'plan' });
+    throw new AppError('rate_limited', 429, `Request limit of ${limit} per minute reached; retry in ${reset} s.`, {
+      headers: { 'retry-after': String(reset) },
+      body: { retry_after: reset },
+    });
+  }
+}

@@ -1,0 +1,200 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import FindMyWay, { type HTTPMethod } from 'find-my-way';
+import { AppError, type ErrorCode, type FieldError, type Problem, problem } from './errors.js';
+
+const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
+
+/** Echo a well-formed incoming X-Request-Id, otherwise mint a UUID. */
+export function genReqId(req: IncomingMessage): string {
+  const incoming = req.headers['x-request-id'];
+  return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+}
+
+interface AjvError {
+  instancePath: string;
+  keyword: string;
+  message?: string;
+  params: Record<string, unknown>;
+}
+
+function fieldOf(e: AjvError): string {
+  const base = e.instancePath.replace(/^\//, '').replace(/\//g, '.');
+  const child =
+    e.keyword === 'required'
+      ? String(e.params.missingProperty)
+      : e.keyword === 'additionalProperties'
+        ? String(e.params.additionalProperty)
+        : '';
+  return [base, child].filter(Boolean).join('.') || 'body';
+}
+
+function messageOf(e: AjvError): string {
+  switch (e.keyword) {
+    case 'required':
+      return 'this field is required';
+    case 'additionalProperties':
+      return 'unknown field';
+    case 'enum':
+      return `must be one of ${(e.params.allowedValues as unknown[]).join(', ')}`;
+    case 'const':
+      return `must be ${String(e.params.allowedValue)}`;
+    case 'format':
+      return `must be a valid ${String(e.params.format)}`;
+    case 'pattern':
+      return 'has an invalid format';
+    default:
+      return e.message ?? 'is invalid';
+  }
+}
+
+/** One entry per field, first message wins (anyOf branches would otherwise repeat a field). */
+export function fieldErrors(errors: AjvError[]): FieldError[] {
+  const seen = new Map<string, string>();
+  for (const e of errors) {
+    if (e.keyword === 'anyOf' || e.keyword === 'oneOf' || e.keyword === 'if') continue;
+    const field = fieldOf(e);
+    if (!seen.has(field)) seen.set(field, messageOf(e));
+  }
+  return [...seen].map(([field, message]) => ({ field, message }));
+}
+
+const FASTIFY_CODES: Record<string, [number, ErrorCode, string]> = {
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: [415, 'unsupported_media_type', 'Unsupported media type: send application/json.'],
+  FST_ERR_CTP_BODY_TOO_LARGE: [413, 'payload_too_large', 'Request body is too large.'],
+  FST_ERR_CTP_EMPTY_JSON_BODY: [400, 'malformed_json', 'Malformed JSON: the body is empty.'],
+  FST_ERR_CTP_INVALID_JSON_BODY: [400, 'malformed_json', 'Malformed JSON.'],
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: [400, 'malformed_json', 'Content-Length does not match the body.'],
+  FST_ERR_CTP_INVALID_TYPE: [415, 'unsupported_media_type', 'Invalid Content-Type header.'],
+};
+
+const STATUS_CODES: Record<number, ErrorCode> = {
+  400: 'validation_error',
+  401: 'not_authenticated',
+  403: 'permission_denied',
+  404: 'not_found',
+  405: 'method_not_allowed',
+  409: 'conflict',
+  412: 'precondition_failed',
+  413: 'payload_too_large',
+  415: 'unsupported_media_type',
+  429: 'rate_limited',
+  503: 'unavailable',
+};
+
+export function sendProblem(reply: FastifyReply, p: Problem, headers: Record<string, string> = {}) {
+  for (const [k, v] of Object.entries(headers)) reply.header(k, v);
+  return reply.code(p.status).type('application/problem+json; charset=utf-8').send(p);
+}
+
+function toProblem(err: FastifyError | AppError | Error, request: FastifyRequest): [Problem, Record<string, string>] {
+  const id = String(request.id);
+  if (err instanceof AppError) {
+    const p = problem(err.status, err.code, err.detail, id);
+    if (err.extra.errors) p.errors = err.extra.errors;
+    Object.assign(p, err.extra.body);
+    return [p, err.extra.headers ?? {}];
+  }
+  const fe = err as FastifyError & { validation?: AjvError[]; validationContext?: string };
+  if (fe.validation) {
+    if (fe.validationContext === 'params') return [problem(404, 'not_found', 'Not found.', id), {}];
+    const errors = fieldErrors(fe.validation);
+    const code: ErrorCode = fe.validationContext === 'querystring' ? 'invalid_query' : 'validation_error';
+    const p = problem(400, code, errors.map((e) => `${e.field}: ${e.message}`).join('; '), id);
+    p.errors = errors;
+    return [p, {}];
+  }
+  const known = fe.code ? FASTIFY_CODES[fe.code] : undefined;
+  if (known) return [problem(known[0], known[1], known[2], id), {}];
+  if (err instanceof SyntaxError && fe.statusCode === 400) return [problem(400, 'malformed_json', 'Malformed JSON.', id), {}];
+  const status = fe.statusCode;
+  if (status && status >= 400 && status < 500) {
+    // Fastify's own client errors: their messages are written for clients and carry no internals.
+    return [problem(status, STATUS_CODES[status] ?? 'validation_error', fe.message, id), {}];
+  }
+  return [problem(500, 'internal_error', 'Internal server error.', id), {}];
+}
+
+/**
+ * The conventions of API.md section 0 that every route shares: request ids, problem+json for every
+ * error (Fastify's own included), 308 to the slashed path, 405 with Allow, and read-only body fields ignored.
+ */
+export const conventions = fp(
+  async (app: FastifyInstance) => {
+    // A second router that mirrors Fastify's, to tell "no such path" from "wrong method" and
+    // "missing trailing slash" from the not-found handler.
+    const mirror = FindMyWay({ ignoreTrailingSlash: false });
+    const readOnlyByRoute = new Map<string, Set<string>>();
+
+    app.addHook('onRoute', (route) => {
+      const methods = Array.isArray(route.method) ? route.method : [route.method];
+      for (const method of methods) {
+        try {
+          mirror.on(method as HTTPMethod, route.url, () => {});
+        } catch {
+          // Already there (HEAD twins, swagger aliases): nothing to mirror.
+        }
+      }
+      // Fields a resource returns but does not accept are read-only: ignored when sent, not 400.
+      const body = route.schema?.body as { properties?: Record<string, unknown> } | undefined;
+      const response = route.schema?.response as Record<string, { properties?: Record<string, unknown> }> | undefined;
+      if (body?.properties && response) {
+        const ok = response['200'] ?? response['201'];
+        if (ok?.properties) {
+          const readOnly = Object.keys(ok.properties).filter((k) => !(k in (body.properties ?? {})));
+          if (readOnly.length) {
+            for (const method of methods) readOnlyByRoute.set(`${method} ${route.url}`, new Set(readOnly));
+          }
+        }
+      }
+    });
+
+    app.addHook('preValidation', async (request) => {
+      const readOnly = readOnlyByRoute.get(`${request.method} ${request.routeOptions.url}`);
+      const body = request.body;
+      if (readOnly && body && typeof body === 'object' && !Array.isArray(body)) {
+        for (const key of readOnly) delete (body as Record<string, unknown>)[key];
+      }
+    });
+
+    app.addHook('onSend', async (request, reply) => {
+      reply.header('x-request-id', request.id);
+    });
+
+    app.setErrorHandler((err: FastifyError, request, reply) => {
+      const [p, headers] = toProblem(err, request);
+      if (p.status >= 500) request.log.error({ err, request_id: request.id }, 'request failed');
+      return sendProblem(reply, p, headers);
+    });
+
+    app.setNotFoundHandler((request, reply) => {
+      const [path, query] = splitUrl(request.url);
+      if (!path.endsWith('/') && allowedMethods(mirror, `${path}/`).length > 0) {
+        return reply.redirect(`${path}/${query}`, 308);
+      }
+      const allowed = allowedMethods(mirror, path);
+      if (allowed.length > 0) {
+        return sendProblem(
+          reply,
+          problem(405, 'method_not_allowed', `Method "${request.method}" not allowed.`, String(request.id)),
+          { allow: allowed.join(', ') },
+        );
+      }
+      return sendProblem(reply, problem(404, 'not_found', 'Not found.', String(request.id)));
+    });
+  },
+  { name: 'conventions' },
+);
+
+function splitUrl(url: string): [string, string] {
+  const i = url.indexOf('?');
+  return i === -1 ? [url, ''] : [url.slice(0, i), url.slice(i)];
+}
+
+const METHODS: HTTPMethod[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
+
+function allowedMethods(router: FindMyWay.Instance<FindMyWay.HTTPVersion.V1>, path: string): string[] {
+  return METHODS.filter((m) => router.find(m, path) !== null);
+}

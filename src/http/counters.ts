@@ -1,0 +1,170 @@
+import { Redis } from 'ioredis';
+
+export interface Hit {
+  /** Count in the window after this call (unchanged when refused). */
+  count: number;
+  /** Whether this call was counted (false once the limit is reached). */
+  allowed: boolean;
+  /** Milliseconds until the window resets. */
+  resetMs: number;
+}
+
+/**
+ * Fixed-window counters shared by the plan rate limiter and the login throttle. A window opens
+ * with its first counted hit; a refused hit is not counted and does not extend the window.
+ */
+export interface CounterStore {
+  hit(key: string, limit: number, windowMs: number): Promise<Hit>;
+  peek(key: string): Promise<{ count: number; resetMs: number }>;
+  reset(key: string): Promise<void>;
+  close(): Promise<void>;
+  readonly kind: 'memory' | 'redis';
+}
+
+export class MemoryCounterStore implements CounterStore {
+  readonly kind = 'memory';
+  private readonly windows = new Map<string, { count: number; endsAt: number }>();
+  private sweptAt = 0;
+
+  constructor(private readonly now: () => number = Date.now) {}
+
+  private current(key: string, at: number) {
+    const w = this.windows.get(key);
+    if (w && w.endsAt > at) return w;
+    if (w) this.windows.delete(key);
+    return undefined;
+  }
+
+  private sweep(at: number) {
+    // Drop expired windows now and then so memory stays bounded by the active keys.
+    if (at - this.sweptAt < 60_000) return;
+    this.sweptAt = at;
+    for (const [k, w] of this.windows) if (w.endsAt <= at) this.windows.delete(k);
+  }
+
+  async hit(key: string, limit: number, windowMs: number): Promise<Hit> {
+    const at = this.now();
+    this.sweep(at);
+    let w = this.current(key, at);
+    if (w && w.count >= limit) return { count: w.count, allowed: false, resetMs: w.endsAt - at };
+    if (!w) {
+      w = { count: 0, endsAt: at + windowMs };
+      this.windows.set(key, w);
+    }
+    w.count += 1;
+    return { count: w.count, allowed: true, resetMs: w.endsAt - at };
+  }
+
+  async peek(key: string) {
+    const at = this.now();
+    const w = this.current(key, at);
+    return w ? { count: w.count, resetMs: w.endsAt - at } : { count: 0, resetMs: 0 };
+  }
+
+  async reset(key: string) {
+    this.windows.delete(key);
+  }
+
+  async close() {
+    this.windows.clear();
+  }
+}
+
+// One round trip, atomic: refuse without counting at the limit, otherwise count and open the window.
+const HIT_SCRIPT = `
+local c = tonumber(redis.call('GET', KEYS[1]) or '0')
+if c >= tonumber(ARGV[1]) then
+  return {c, 0, redis.call('PTTL', KEYS[1])}
+end
+c = redis.call('INCR', KEYS[1])
+if c == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[2]); ttl = tonumber(ARGV[2]) end
+return {c, 1, ttl}
+`;
+
+export class RedisCounterStore implements CounterStore {
+  readonly kind = 'redis';
+  readonly redis: Redis;
+
+  constructor(
+    url: string,
+    private readonly prefix = 'threatmon:',
+  ) {
+    // Fail fast while Redis is down so callers can fail open instead of queueing requests.
+    this.redis = new Redis(url, {
+      lazyConnect: false,
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 1,
+      connectTimeout: 2000,
+      retryStrategy: (times) => Math.min(times * 200, 2000),
+    });
+    this.redis.on('error', () => {});
+    this.redis.defineCommand('threatmonHit', { numberOfKeys: 1, lua: HIT_SCRIPT });
+  }
+
+  async hit(key: string, limit: number, windowMs: number): Promise<Hit> {
+    const r = this.redis as Redis & { threatmonHit(k: string, l: number, w: number): Promise<[number, number, number]> };
+    const [count, allowed, ttl] = await r.threatmonHit(this.prefix + key, limit, windowMs);
+    return { count, allowed: allowed === 1, resetMs: Math.max(0, ttl) };
+  }
+
+  async peek(key: string) {
+    const [[, count], [, ttl]] = (await this.redis
+      .multi()
+      .get(this.prefix + key)
+      .pttl(this.prefix + key)
+      .exec()) as [[unknown, string | null], [unknown, number]];
+    return { count: Number(count ?? 0), resetMs: Math.max(0, ttl) };
+  }
+
+  async reset(key: string) {
+    await this.redis.del(this.prefix + key);
+  }
+
+  async ping(): Promise<void> {
+    await this.redis.ping();
+  }
+
+  async close() {
+    this.redis.disconnect();
+  }
+}
+
+/**
+ * Wraps a remote store so an outage never takes the API down: on error, the hit is allowed
+ * (fail open) and the error is reported once per outage.
+ */
+export class FailOpenStore implements CounterStore {
+  private failing = false;
+  constructor(
+    private readonly inner: CounterStore,
+    private readonly onError: (err: unknown) => void,
+  ) {}
+  get kind() {
+    return this.inner.kind;
+  }
+  private async guard<T>(fn: () => Promise<T>, fallback: T): Promise<T> {
+    try {
+      const r = await fn();
+      this.failing = false;
+      return r;
+    } catch (err) {
+      if (!this.failing) this.onError(err);
+      this.failing = true;
+      return fallback;
+    }
+  }
+  hit(key: string, limit: number, windowMs: number) {
+    return this.guard(() => this.inner.hit(key, limit, windowMs), { count: 0, allowed: true, resetMs: windowMs });
+  }
+  peek(key: string) {
+    return this.guard(() => this.inner.peek(key), { count: 0, resetMs: 0 });
+  }
+  reset(key: string) {
+    return this.guard(() => this.inner.reset(key), undefined);
+  }
+  close() {
+    return this.inner.close();
+  }
+}

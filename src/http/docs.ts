@@ -1,0 +1,84 @@
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import { ProblemSchema } from './errors.js';
+
+const require = createRequire(import.meta.url);
+const REDOC_BUNDLE = path.join(path.dirname(require.resolve('redoc/package.json')), 'bundles', 'redoc.standalone.js');
+
+export const API_DESCRIPTION = `
+threatmon watches leaked data for your domains, e-mail addresses and keywords, searches that leaked
+data, runs incidents with their indicators of compromise, and plants tracking tokens whose every
+exposure is recorded.
+
+**Conventions.** Every path ends with \`/\` (without it: 308 to the slashed path). Bodies are JSON;
+unknown body fields are refused (400), read-only fields sent in a body are ignored. Every error is
+\`application/problem+json\` (RFC 9457) with \`code\` and \`detail\`, plus \`errors[]\` for validation.
+Lists are paginated (\`page\`, \`page_size\` 1-500, default 50) in the envelope
+\`{count, next, previous, results}\`, filter by field-named query parameters (comma lists are OR),
+and sort with \`ordering\` (\`-\` for descending; default \`-created_at\`, ties broken by id).
+Single records carry a strong \`ETag\`; \`If-None-Match\` answers 304 and \`If-Match\` on PATCH answers 412 on mismatch.
+
+**Authentication.** \`POST /api/v1/auth/token/\` with \`{username, password}\` returns a JWT pair; send
+\`Authorization: Bearer <access>\` on every other request. Access tokens live 15 minutes, refresh tokens 7 days.
+
+**Rate limits.** Counted per organization over a fixed 60 s window (starter 100, professional 500,
+enterprise 2000 requests per minute), reported in \`RateLimit-*\` headers; beyond it: 429 with \`Retry-After\`.
+`.trim();
+
+/** OpenAPI 3.1 at /api/schema/, Swagger UI at /api/docs/, ReDoc at /api/redoc/: all served locally. */
+export const docs = fp(
+  async (app: FastifyInstance) => {
+    app.addSchema(ProblemSchema);
+    await app.register(swagger, {
+      openapi: {
+        openapi: '3.1.0',
+        info: { title: 'threatmon API', version: '1.0.0', description: API_DESCRIPTION },
+        servers: [{ url: '/', description: 'This server' }],
+        components: {
+          securitySchemes: {
+            bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'An access token from POST /api/v1/auth/token/.' },
+          },
+        },
+        tags: [
+          { name: 'auth', description: 'Tokens and the current user' },
+          { name: 'organizations', description: 'Your organization, its users and usage' },
+          { name: 'audit', description: 'Audit log of every write' },
+          { name: 'service', description: 'Health and metrics' },
+        ],
+      },
+      refResolver: { buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`) },
+    });
+
+    app.get('/api/schema/', { schema: { hide: true } }, async () => app.swagger());
+
+    await app.register(swaggerUi, {
+      routePrefix: '/api/docs',
+      uiConfig: { docExpansion: 'list', deepLinking: true, url: '/api/schema/' },
+      staticCSP: true,
+      transformStaticCSP: () =>
+        "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'",
+    });
+
+    const redocCsp =
+      "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self'; worker-src 'self' blob:; connect-src 'self'; font-src 'self' data:; frame-ancestors 'none'";
+    app.get('/api/redoc/', { schema: { hide: true } }, async (_req, reply) => {
+      reply.header('content-security-policy', redocCsp).type('text/html; charset=utf-8');
+      return `<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>threatmon API - ReDoc</title>
+<meta name="viewport" content="width=device-width, initial-scale=1"></head>
+<body><redoc spec-url="/api/schema/"></redoc><script src="/api/redoc/redoc.standalone.js"></script></body></html>`;
+    });
+    let bundle: Buffer | undefined;
+    app.get('/api/redoc/redoc.standalone.js', { schema: { hide: true } }, async (_req, reply) => {
+      const { readFile } = await import('node:fs/promises');
+      bundle ??= await readFile(REDOC_BUNDLE);
+      reply.header('cache-control', 'public, max-age=86400').type('application/javascript; charset=utf-8');
+      return bundle;
+    });
+  },
+  { name: 'docs' },
+);

@@ -1,0 +1,264 @@
+import type { FastifyRequest } from 'fastify';
+import { type Expression, type RawBuilder, type SelectQueryBuilder, sql } from 'kysely';
+import { type TObject, type TProperties, type TSchema, Type } from 'typebox';
+import type { Dialect } from '../db/database.js';
+import { AppError } from './errors.js';
+
+export const MAX_PAGE_SIZE = 500;
+export const DEFAULT_PAGE_SIZE = 50;
+
+// biome-ignore lint/suspicious/noExplicitAny: list queries are assembled over any table.
+type AnyQuery = SelectQueryBuilder<any, any, any>;
+type Column = string | RawBuilder<unknown>;
+
+export interface ListContext {
+  dialect: Dialect;
+  /** The caller, for filters such as `assignee=me`. */
+  userId?: string;
+}
+
+export type FilterSpec =
+  | { kind: 'enum'; column: Column; values: readonly string[]; description: string }
+  | { kind: 'uuid'; column: Column; description: string }
+  | { kind: 'text'; column: Column; description: string }
+  | { kind: 'boolean'; column: Column; description: string }
+  | {
+      kind: 'custom';
+      schema: TSchema;
+      apply: (qb: AnyQuery, value: unknown, ctx: ListContext) => AnyQuery;
+    };
+
+export interface ListSpec {
+  /** Query parameter -> how it filters. */
+  filters?: Record<string, FilterSpec>;
+  /** Columns that `search=` looks in (case-insensitive substring, every word must match). */
+  search?: Column[];
+  /** Orderable field -> its column or expression. */
+  ordering: Record<string, Column>;
+  defaultOrdering?: string;
+  /** Column of the tiebreak that keeps pages stable. */
+  idColumn: Column;
+  createdColumn?: Column;
+  updatedColumn?: Column;
+}
+
+export interface ListQuery {
+  page?: number;
+  page_size?: number;
+  ordering?: string;
+  search?: string;
+  [key: string]: unknown;
+}
+
+const ref = (c: Column): Expression<unknown> => (typeof c === 'string' ? sql.ref(c) : c);
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function invalidQuery(field: string, message: string): AppError {
+  return new AppError('invalid_query', 400, `${field}: ${message}`, { errors: [{ field, message }] });
+}
+
+export function escapeLike(term: string): string {
+  return term.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+/** Case-insensitive substring match on both dialects. */
+export function containsInsensitive(column: Column, term: string, dialect: Dialect) {
+  const pattern = `%${escapeLike(term.toLowerCase())}%`;
+  return dialect === 'postgres'
+    ? sql<boolean>`${ref(column)} ilike ${pattern} escape '\\'`
+    : sql<boolean>`lower(${ref(column)}) like ${pattern} escape '\\'`;
+}
+
+/**
+ * A resource's list behaviour, declared once: it yields the query-string schema (validation and
+ * OpenAPI) and applies filters, search, ordering and pagination to a Kysely query.
+ */
+export class Listing {
+  readonly querystring: TObject;
+  private readonly orderings: string[];
+
+  constructor(private readonly spec: ListSpec) {
+    const props: TProperties = {
+      page: Type.Optional(Type.Integer({ minimum: 1, description: 'Page number, from 1. A page past the last answers 404 invalid_page.' })),
+      page_size: Type.Optional(
+        Type.Integer({ minimum: 1, description: `Records per page, 1-${MAX_PAGE_SIZE} (default ${DEFAULT_PAGE_SIZE}); larger values are clamped to ${MAX_PAGE_SIZE}.` }),
+      ),
+    };
+    this.orderings = Object.keys(spec.ordering).flatMap((f) => [f, `-${f}`]);
+    props.ordering = Type.Optional(
+      Type.Enum(this.orderings, {
+        type: 'string',
+        description: `Sort field, \`-\` for descending (default \`${spec.defaultOrdering ?? '-created_at'}\`); ties are broken by id so pages never overlap.`,
+      }),
+    );
+    if (spec.search?.length) {
+      props.search = Type.Optional(
+        Type.String({ maxLength: 200, description: 'Free text: every word must appear (case-insensitive) in one of the searched fields.' }),
+      );
+    }
+    const dateDoc = (what: string) => Type.Optional(Type.String({ format: 'date-or-date-time', description: what }));
+    if (spec.createdColumn) {
+      props.created_after = dateDoc('Only records created at or after this ISO 8601 date or timestamp.');
+      props.created_before = dateDoc('Only records created before this ISO 8601 date or timestamp.');
+    }
+    if (spec.updatedColumn) {
+      props.updated_after = dateDoc('Only records updated at or after this time (incremental sync).');
+      props.updated_before = dateDoc('Only records updated before this time.');
+    }
+    for (const [name, f] of Object.entries(spec.filters ?? {})) {
+      switch (f.kind) {
+        case 'enum':
+          props[name] = Type.Optional(Type.String({ description: `${f.description} One or more of ${f.values.join(', ')}, comma-separated (OR).` }));
+          break;
+        case 'uuid':
+          props[name] = Type.Optional(Type.String({ format: 'uuid', description: f.description }));
+          break;
+        case 'text':
+          props[name] = Type.Optional(Type.String({ maxLength: 500, description: f.description }));
+          break;
+        case 'boolean':
+          props[name] = Type.Optional(Type.Boolean({ description: f.description }));
+          break;
+        case 'custom':
+          props[name] = Type.Optional(f.schema);
+          break;
+      }
+    }
+    this.querystring = Type.Object(props);
+  }
+
+  /** Filters, search and date ranges: everything but ordering and paging. */
+  filter(qb: AnyQuery, query: ListQuery, ctx: ListContext): AnyQuery {
+    const { spec } = this;
+    for (const [name, f] of Object.entries(spec.filters ?? {})) {
+      const value = query[name];
+      if (value === undefined || value === '') continue;
+      switch (f.kind) {
+        case 'enum': {
+          const values = String(value)
+            .split(',')
+            .map((v) => v.trim())
+            .filter(Boolean);
+          const bad = values.find((v) => !f.values.includes(v));
+          if (bad !== undefined || values.length === 0) throw invalidQuery(name, `must be one of ${f.values.join(', ')}`);
+          qb = qb.where(ref(f.column), 'in', values);
+          break;
+        }
+        case 'uuid':
+          if (!UUID.test(String(value))) throw invalidQuery(name, 'must be a valid uuid');
+          qb = qb.where(ref(f.column), '=', String(value).toLowerCase());
+          break;
+        case 'text':
+          qb = qb.where(ref(f.column), '=', String(value));
+          break;
+        case 'boolean':
+          qb = qb.where(ref(f.column), '=', Boolean(value));
+          break;
+        case 'custom':
+          qb = f.apply(qb, value, ctx);
+          break;
+      }
+    }
+    if (spec.search?.length && typeof query.search === 'string' && query.search.trim()) {
+      const columns = spec.search;
+      for (const word of query.search.trim().split(/\s+/).slice(0, 10)) {
+        qb = qb.where((eb) => eb.or(columns.map((c) => eb(containsInsensitive(c, word, ctx.dialect), '=', sql.lit(true)))));
+      }
+    }
+    const range = (column: Column | undefined, after: string, before: string) => {
+      if (!column) return;
+      if (query[after]) qb = qb.where(ref(column), '>=', toTimestamp(String(query[after])));
+      if (query[before]) qb = qb.where(ref(column), '<', toTimestamp(String(query[before])));
+    };
+    range(spec.createdColumn, 'created_after', 'created_before');
+    range(spec.updatedColumn, 'updated_after', 'updated_before');
+    return qb;
+  }
+
+  order(qb: AnyQuery, query: ListQuery): AnyQuery {
+    const wanted = query.ordering ?? this.spec.defaultOrdering ?? '-created_at';
+    if (!this.orderings.includes(wanted)) throw invalidQuery('ordering', `must be one of ${this.orderings.join(', ')}`);
+    const desc = wanted.startsWith('-');
+    const column = this.spec.ordering[desc ? wanted.slice(1) : wanted];
+    if (column === undefined) throw invalidQuery('ordering', `must be one of ${this.orderings.join(', ')}`);
+    const direction = desc ? 'desc' : 'asc';
+    return qb.orderBy(ref(column), direction).orderBy(ref(this.spec.idColumn), direction);
+  }
+
+  /**
+   * Runs the count and the page. `qb` is the filtered query with its selection; `countQuery`
+   * defaults to the same query without selection or ordering.
+   */
+  async page<Row, Out>(
+    request: FastifyRequest,
+    qb: AnyQuery,
+    query: ListQuery,
+    map: (row: Row) => Out,
+  ): Promise<Page<Out>> {
+    const { page, pageSize } = pageParams(query);
+    const countRow = (await qb
+      .clearSelect()
+      .clearOrderBy()
+      .select((eb) => eb.fn.countAll().as('count'))
+      .executeTakeFirst()) as { count: number | string } | undefined;
+    const count = Number(countRow?.count ?? 0);
+    const rows = (await this.order(qb, query)
+      .limit(pageSize)
+      .offset((page - 1) * pageSize)
+      .execute()) as Row[];
+    return envelope(request, count, page, pageSize, rows.map(map));
+  }
+}
+
+export interface Page<T> {
+  count: number;
+  next: string | null;
+  previous: string | null;
+  results: T[];
+}
+
+export function pageParams(query: { page?: number; page_size?: number }) {
+  const page = query.page ?? 1;
+  const pageSize = Math.min(query.page_size ?? DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE);
+  return { page, pageSize };
+}
+
+/** The DRF envelope; a page past the last is 404 invalid_page (page 1 of nothing is fine). */
+export function envelope<T>(request: FastifyRequest, count: number, page: number, pageSize: number, results: T[]): Page<T> {
+  const last = Math.max(1, Math.ceil(count / pageSize));
+  if (page > last) throw new AppError('invalid_page', 404, 'Invalid page.');
+  return {
+    count,
+    next: page < last ? pageUrl(request, page + 1) : null,
+    previous: page > 1 ? pageUrl(request, page - 1) : null,
+    results,
+  };
+}
+
+function pageUrl(request: FastifyRequest, page: number): string {
+  const [path, qs = ''] = request.url.split('?', 2) as [string, string?];
+  const params = new URLSearchParams(qs);
+  params.set('page', String(page));
+  return `${request.protocol}://${request.host}${path}?${params.toString()}`;
+}
+
+/** Accepts a date (`2026-01-31`, midnight UTC) or a full ISO 8601 timestamp; returns ISO UTC. */
+export function toTimestamp(value: string): string {
+  const d = new Date(/^\d{4}-\d{2}-\d{2}$/.test(value) ? `${value}T00:00:00Z` : value);
+  if (Number.isNaN(d.getTime())) throw invalidQuery('date', `"${value}" is not an ISO 8601 date`);
+  return d.toISOString();
+}
+
+/** The envelope schema for a list of `item`. */
+export function PageSchema<T extends TSchema>(item: T, description?: string) {
+  return Type.Object(
+    {
+      count: Type.Integer({ description: 'Total number of records matching the request.' }),
+      next: Type.Union([Type.String(), Type.Null()], { description: 'Absolute URL of the next page, or null.' }),
+      previous: Type.Union([Type.String(), Type.Null()], { description: 'Absolute URL of the previous page, or null.' }),
+      results: Type.Array(item, { description: 'The records of this page.' }),
+    },
+    { description },
+  );
+}

@@ -1,0 +1,93 @@
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Type } from 'typebox';
+import type { AppDeps } from '../deps.js';
+
+export class Metrics {
+  readonly registry = new Registry();
+  readonly requests = new Counter({
+    name: 'threatmon_http_requests_total',
+    help: 'HTTP requests answered, by method, route and status.',
+    labelNames: ['method', 'route', 'status'] as const,
+    registers: [this.registry],
+  });
+  readonly latency = new Histogram({
+    name: 'threatmon_http_request_duration_seconds',
+    help: 'HTTP request latency in seconds, by method and route.',
+    labelNames: ['method', 'route'] as const,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers: [this.registry],
+  });
+  readonly rateLimited = new Counter({
+    name: 'threatmon_rate_limit_rejections_total',
+    help: 'Requests answered 429 by the plan rate limiter or the login throttle.',
+    labelNames: ['kind'] as const,
+    registers: [this.registry],
+  });
+  readonly ingested = new Counter({
+    name: 'threatmon_leak_records_ingested_total',
+    help: 'Leak records processed by ingestion, by outcome.',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+
+  constructor(withDefaults: boolean) {
+    if (withDefaults) collectDefaultMetrics({ register: this.registry, prefix: 'threatmon_' });
+  }
+}
+
+const HealthSchema = Type.Object({
+  status: Type.String({ description: '`ok`, or `unavailable` when the database does not answer.' }),
+  database: Type.String({ description: '`ok` or `unavailable`.' }),
+  redis: Type.String({ description: '`ok`, `unavailable`, or `off` when no Redis is configured.' }),
+});
+
+/** /health/ and /metrics: outside /api/v1, no authentication, not rate limited. */
+export const serviceRoutes = fp(
+  async (app: FastifyInstance, { deps }: { deps: AppDeps }) => {
+    app.get(
+      '/health/',
+      {
+        schema: {
+          tags: ['service'],
+          summary: 'Liveness and dependencies',
+          description: 'Pings the database (and Redis when configured). 503 when the database is unreachable; a Redis outage is reported but does not fail the check, since rate limits fail open.',
+          response: { 200: HealthSchema, 503: HealthSchema },
+        },
+      },
+      async (_req, reply) => {
+        let database = 'ok';
+        try {
+          await deps.database.ping();
+        } catch {
+          database = 'unavailable';
+        }
+        let redis = 'off';
+        if (deps.redisPing) {
+          try {
+            await deps.redisPing();
+            redis = 'ok';
+          } catch {
+            redis = 'unavailable';
+          }
+        }
+        const ok = database === 'ok';
+        return reply.code(ok ? 200 : 503).send({ status: ok ? 'ok' : 'unavailable', database, redis });
+      },
+    );
+
+    if (!deps.config.metrics) return;
+    const { metrics } = deps;
+    app.addHook('onResponse', async (request, reply) => {
+      const route = request.routeOptions.url ?? 'unmatched';
+      metrics.requests.inc({ method: request.method, route, status: String(reply.statusCode) });
+      metrics.latency.observe({ method: request.method, route }, reply.elapsedTime / 1000);
+    });
+    app.get('/metrics', { schema: { tags: ['service'], summary: 'Prometheus metrics', description: 'Prometheus text exposition. Only when THREATMON_METRICS=true.', produces: ['text/plain'] } }, async (_req, reply) => {
+      reply.type(metrics.registry.contentType);
+      return metrics.registry.metrics();
+    });
+  },
+  { name: 'service-routes' },
+);

@@ -1,0 +1,50 @@
+import type { Kysely } from 'kysely';
+import type { DB } from '../../db/schema.js';
+
+export interface AuditEntry {
+  organizationId: string | null;
+  actorId: string | null;
+  action: string;
+  targetType: string;
+  targetId: string | null;
+  ip: string | null;
+  changes?: Record<string, unknown>;
+}
+
+/** Who did what. Called with the transaction of the change itself, so both commit or neither. */
+export class AuditLog {
+  constructor(
+    private readonly clock: () => Date,
+    private readonly newId: () => string,
+  ) {}
+
+  async record(db: Kysely<DB>, entry: AuditEntry): Promise<void> {
+    await db
+      .insertInto('audit_log')
+      .values({
+        id: this.newId(),
+        organization_id: entry.organizationId,
+        actor_id: entry.actorId,
+        action: entry.action,
+        target_type: entry.targetType,
+        target_id: entry.targetId,
+        ip: entry.ip,
+        changes: JSON.stringify(entry.changes ?? {}),
+        created_at: this.clock().toISOString(),
+      })
+      .execute();
+  }
+}
+
+/** {field: {from, to}} for the fields whose value differs. */
+export function diff<T extends Record<string, unknown>>(before: T, after: Partial<T>, redact: string[] = []) {
+  const changes: Record<string, { from: unknown; to: unknown }> = {};
+  for (const [k, to] of Object.entries(after)) {
+    if (to === undefined) continue;
+    const from = before[k];
+    if (JSON.stringify(from) !== JSON.stringify(to)) {
+      changes[k] = redact.includes(k) ? { from: '[redacted]', to: '[redacted]' } : { from, to };
+    }
+  }
+  return changes;
+}

@@ -1,0 +1,222 @@
+import type { FastifyRequest } from 'fastify';
+import type { AppDeps } from '../../deps.js';
+import type { Principal } from '../../http/auth.js';
+import { AppError, validation } from '../../http/errors.js';
+import type { AuditLog } from '../audit/audit.repository.js';
+import type { UsersRepository } from '../users/users.repository.js';
+import type { UsersService } from '../users/users.service.js';
+import { hashPassword, type PasswordPolicy, verifyPassword } from './passwords.js';
+import { type TokenService, unauthenticated } from './tokens.js';
+
+/** Called on every login attempt, before the answer: the tracking-token module records credential canaries here. */
+export type LoginAttemptHook = (username: string, request: FastifyRequest) => Promise<void>;
+
+const THROTTLE_WINDOW_MS = 15 * 60 * 1000;
+export const MAX_FAILURES_PER_USERNAME = 10;
+export const MAX_FAILURES_PER_IP = 50;
+
+export interface TokenPair {
+  access: string;
+  refresh: string;
+  token_type: 'Bearer';
+  expires_in: number;
+}
+
+export class AuthService {
+  readonly loginHooks: LoginAttemptHook[] = [];
+
+  constructor(
+    private readonly deps: AppDeps,
+    private readonly tokens: TokenService,
+    private readonly users: UsersRepository,
+    private readonly usersService: UsersService,
+    private readonly audit: AuditLog,
+    private readonly policy: PasswordPolicy,
+  ) {}
+
+  private get db() {
+    return this.deps.database.db;
+  }
+
+  private async pair(user: { id: string; organization_id: string; role: string }, familyId: string, db = this.db): Promise<TokenPair> {
+    const subject = { userId: user.id, orgId: user.organization_id, role: user.role };
+    const access = await this.tokens.sign(subject, 'access');
+    const refresh = await this.tokens.sign(subject, 'refresh');
+    await db
+      .insertInto('refresh_tokens')
+      .values({
+        jti: refresh.jti,
+        user_id: user.id,
+        family_id: familyId,
+        expires_at: refresh.expiresAt.toISOString(),
+        revoked_at: null,
+        created_at: this.deps.clock().toISOString(),
+      })
+      .execute();
+    return { access: access.token, refresh: refresh.token, token_type: 'Bearer', expires_in: this.tokens.ttl('access') };
+  }
+
+  /**
+   * Throttled per username and per client IP over a fixed 15-minute window opened by the first
+   * failure: at the limit every attempt (a right password too) is 429 and is not counted.
+   */
+  async login(username: string, password: string, request: FastifyRequest): Promise<TokenPair> {
+    for (const hook of this.loginHooks) await hook(username, request);
+    const { counters } = this.deps;
+    const userKey = `login:u:${username.toLowerCase()}`;
+    const ipKey = `login:ip:${request.ip}`;
+    const [byUser, byIp] = await Promise.all([counters.peek(userKey), counters.peek(ipKey)]);
+    const blocked = [
+      byUser.count >= MAX_FAILURES_PER_USERNAME ? byUser.resetMs : 0,
+      byIp.count >= MAX_FAILURES_PER_IP ? byIp.resetMs : 0,
+    ].filter((ms) => ms > 0);
+    if (blocked.length) {
+      const retry = Math.max(1, Math.ceil(Math.max(...blocked) / 1000));
+      this.deps.metrics.rateLimited.inc({ kind: 'login' });
+      throw new AppError('login_throttled', 429, `Too many failed logins; retry in ${retry} s.`, {
+        headers: { 'retry-after': String(retry) },
+        body: { retry_after: retry },
+      });
+    }
+
+    const user = await this.users.findByUsername(this.db, username);
+    const ok = await verifyPassword(user?.password_hash ?? null, password);
+    if (!user || !ok || !user.is_active) {
+      await Promise.all([
+        counters.hit(userKey, Number.MAX_SAFE_INTEGER, THROTTLE_WINDOW_MS),
+        counters.hit(ipKey, Number.MAX_SAFE_INTEGER, THROTTLE_WINDOW_MS),
+      ]);
+      await this.audit.record(this.db, {
+        organizationId: user?.organization_id ?? null,
+        actorId: user?.id ?? null,
+        action: 'auth.login_failed',
+        targetType: 'user',
+        targetId: user?.id ?? null,
+        ip: request.ip,
+        changes: { username },
+      });
+      throw unauthenticated('invalid_credentials', 'No active account found with the given credentials.');
+    }
+
+    return this.db.transaction().execute(async (trx) => {
+      const pair = await this.pair(user, this.deps.newId(), trx);
+      await this.users.touchLogin(trx, user.id, this.deps.clock().toISOString());
+      await this.audit.record(trx, {
+        organizationId: user.organization_id,
+        actorId: user.id,
+        action: 'auth.login',
+        targetType: 'user',
+        targetId: user.id,
+        ip: request.ip,
+      });
+      return pair;
+    });
+  }
+
+  /**
+   * Rotation: the presented refresh token is revoked and a new pair issued in its family.
+   * A revoked token presented again means it was stolen or replayed: the whole family is revoked.
+   */
+  async refresh(token: string, ip: string): Promise<TokenPair> {
+    const claims = await this.tokens.verify(token, 'refresh');
+    const invalid = unauthenticated('token_invalid', 'Token is invalid or has been revoked.');
+    const result = await this.db.transaction().execute(async (trx) => {
+      const row = await trx.selectFrom('refresh_tokens').selectAll().where('jti', '=', claims.jti).executeTakeFirst();
+      if (!row) return 'invalid' as const;
+      const now = this.deps.clock().toISOString();
+      const rotated = row.revoked_at
+        ? 0
+        : Number(
+            (
+              await trx
+                .updateTable('refresh_tokens')
+                .set({ revoked_at: now })
+                .where('jti', '=', row.jti)
+                .where('revoked_at', 'is', null)
+                .executeTakeFirst()
+            ).numUpdatedRows,
+          );
+      const user = await this.users.findById(trx, row.user_id);
+      if (rotated === 0) {
+        await trx.updateTable('refresh_tokens').set({ revoked_at: now }).where('family_id', '=', row.family_id).where('revoked_at', 'is', null).execute();
+        await this.audit.record(trx, {
+          organizationId: user?.organization_id ?? null,
+          actorId: row.user_id,
+          action: 'auth.refresh_reuse_detected',
+          targetType: 'user',
+          targetId: row.user_id,
+          ip,
+          changes: { family: row.family_id },
+        });
+        return 'reused' as const;
+      }
+      if (!user?.is_active) return 'invalid' as const;
+      return this.pair(user, row.family_id, trx);
+    });
+    if (result === 'invalid' || result === 'reused') throw invalid;
+    return result;
+  }
+
+  /** Valid signature, not expired, user still active and, for a refresh token, not revoked. */
+  async verify(token: string): Promise<void> {
+    const claims = await this.tokens.verify(token, 'any');
+    const user = await this.users.findById(this.db, claims.sub);
+    if (!user?.is_active) throw unauthenticated('token_invalid', 'Token is invalid.');
+    if (claims.type === 'refresh') {
+      const row = await this.db.selectFrom('refresh_tokens').select('revoked_at').where('jti', '=', claims.jti).executeTakeFirst();
+      if (!row || row.revoked_at) throw unauthenticated('token_invalid', 'Token has been revoked.');
+    }
+  }
+
+  /** Logout: revokes the token's family. Idempotent: an expired or already revoked token is fine too. */
+  async revoke(token: string, ip: string): Promise<void> {
+    let claims: Awaited<ReturnType<TokenService['verify']>>;
+    try {
+      claims = await this.tokens.verify(token, 'refresh');
+    } catch (err) {
+      if (err instanceof AppError && err.code === 'token_expired') return;
+      throw err;
+    }
+    await this.db.transaction().execute(async (trx) => {
+      const row = await trx.selectFrom('refresh_tokens').selectAll().where('jti', '=', claims.jti).executeTakeFirst();
+      if (!row) return;
+      const revoked = await trx
+        .updateTable('refresh_tokens')
+        .set({ revoked_at: this.deps.clock().toISOString() })
+        .where('family_id', '=', row.family_id)
+        .where('revoked_at', 'is', null)
+        .executeTakeFirst();
+      if (Number(revoked.numUpdatedRows) === 0) return;
+      const user = await this.users.findById(trx, row.user_id);
+      await this.audit.record(trx, {
+        organizationId: user?.organization_id ?? null,
+        actorId: row.user_id,
+        action: 'auth.token_revoked',
+        targetType: 'user',
+        targetId: row.user_id,
+        ip,
+      });
+    });
+  }
+
+  async changePassword(p: Principal, current: string, next: string, ip: string): Promise<void> {
+    if (!(await verifyPassword(p.user.password_hash, current))) {
+      throw validation([{ field: 'current_password', message: 'is incorrect' }]);
+    }
+    const errors = await this.policy.check(next, 'new_password', { username: p.user.username });
+    if (errors.length) throw validation(errors);
+    const hash = await hashPassword(next);
+    await this.db.transaction().execute(async (trx) => {
+      await this.users.update(trx, p.user.id, { password_hash: hash, updated_at: this.deps.clock().toISOString() });
+      await this.usersService.revokeAllRefresh(trx, p.user.id);
+      await this.audit.record(trx, {
+        organizationId: p.organization.id,
+        actorId: p.user.id,
+        action: 'auth.password_changed',
+        targetType: 'user',
+        targetId: p.user.id,
+        ip,
+      });
+    });
+  }
+}

@@ -1,0 +1,101 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { errors as joseErrors, jwtVerify, SignJWT } from 'jose';
+import type { Config } from '../../config.js';
+import { AppError } from '../../http/errors.js';
+
+export type TokenType = 'access' | 'refresh';
+
+export interface Claims {
+  sub: string;
+  org: string;
+  role: string;
+  type: TokenType;
+  jti: string;
+  iat: number;
+  exp: number;
+}
+
+const ALGORITHM = 'HS256';
+const LEEWAY_SECONDS = 30;
+
+export const unauthenticated = (code: 'not_authenticated' | 'token_invalid' | 'token_expired' | 'invalid_credentials', detail: string) =>
+  new AppError(code, 401, detail, { headers: { 'www-authenticate': 'Bearer' } });
+
+/**
+ * The HS256 key: THREATMON_JWT_SECRET, or (embedded mode) a random secret generated once and
+ * kept in the data directory with mode 0600 so tokens survive restarts.
+ */
+export function loadJwtSecret(config: Pick<Config, 'jwtSecret' | 'dataDir'>): Uint8Array {
+  if (config.jwtSecret) return new TextEncoder().encode(config.jwtSecret);
+  const file = path.join(config.dataDir, 'jwt-secret');
+  try {
+    return new TextEncoder().encode(fs.readFileSync(file, 'utf8').trim());
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  }
+  fs.mkdirSync(config.dataDir, { recursive: true });
+  const secret = randomBytes(48).toString('base64url');
+  try {
+    fs.writeFileSync(file, `${secret}\n`, { mode: 0o600, flag: 'wx' });
+  } catch (err) {
+    // Another process won the race: use its secret.
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return loadJwtSecret(config);
+    throw err;
+  }
+  return new TextEncoder().encode(secret);
+}
+
+export class TokenService {
+  constructor(
+    private readonly key: Uint8Array,
+    private readonly config: Pick<Config, 'jwtIssuer' | 'jwtAudience' | 'accessTtlSeconds' | 'refreshTtlSeconds'>,
+    private readonly clock: () => Date,
+    private readonly newId: () => string,
+  ) {}
+
+  ttl(type: TokenType): number {
+    return type === 'access' ? this.config.accessTtlSeconds : this.config.refreshTtlSeconds;
+  }
+
+  async sign(subject: { userId: string; orgId: string; role: string }, type: TokenType): Promise<{ token: string; jti: string; expiresAt: Date }> {
+    const now = Math.floor(this.clock().getTime() / 1000);
+    const jti = this.newId();
+    const exp = now + this.ttl(type);
+    const token = await new SignJWT({ org: subject.orgId, role: subject.role, type })
+      .setProtectedHeader({ alg: ALGORITHM, typ: 'JWT' })
+      .setSubject(subject.userId)
+      .setJti(jti)
+      .setIssuedAt(now)
+      .setExpirationTime(exp)
+      .setIssuer(this.config.jwtIssuer)
+      .setAudience(this.config.jwtAudience)
+      .sign(this.key);
+    return { token, jti, expiresAt: new Date(exp * 1000) };
+  }
+
+  /** Verifies signature, algorithm, issuer, audience, expiry (30 s leeway) and the token type. */
+  async verify(token: string, type: TokenType | 'any'): Promise<Claims> {
+    let payload: Record<string, unknown>;
+    try {
+      ({ payload } = await jwtVerify(token, this.key, {
+        algorithms: [ALGORITHM],
+        issuer: this.config.jwtIssuer,
+        audience: this.config.jwtAudience,
+        clockTolerance: LEEWAY_SECONDS,
+        currentDate: this.clock(),
+        requiredClaims: ['sub', 'jti', 'exp', 'iat'],
+      }));
+    } catch (err) {
+      if (err instanceof joseErrors.JWTExpired) throw unauthenticated('token_expired', 'Token has expired.');
+      throw unauthenticated('token_invalid', 'Token is invalid.');
+    }
+    const claims = payload as unknown as Claims;
+    if (claims.type !== 'access' && claims.type !== 'refresh') throw unauthenticated('token_invalid', 'Token is invalid.');
+    if (type !== 'any' && claims.type !== type) {
+      throw unauthenticated('token_invalid', `Token is invalid: a ${claims.type} token cannot be used here.`);
+    }
+    return claims;
+  }
+}

@@ -1,0 +1,136 @@
+import type { Kysely } from 'kysely';
+import type { Plan } from '../../config.js';
+import type { DB } from '../../db/schema.js';
+import type { AppDeps } from '../../deps.js';
+import { type Principal, requireRole } from '../../http/auth.js';
+import { conflict, notFound } from '../../http/errors.js';
+import { diff } from '../audit/audit.repository.js';
+import type { AuditLog } from '../audit/audit.repository.js';
+import type { User } from '../users/users.repository.js';
+import type { NewUser, UsersService } from '../users/users.service.js';
+import type { OrganizationRow, OrganizationsRepository } from './organizations.repository.js';
+import type { Organization } from './organizations.schemas.js';
+
+/** Per-organization counts shown in /organization/usage/; each module that owns one registers it. */
+export type UsageCounter = (db: Kysely<DB>, orgId: string) => Promise<number>;
+export type UsageKey = 'monitors' | 'tracking_tokens' | 'incidents_open';
+
+export class OrganizationsService {
+  readonly usageCounters = new Map<UsageKey, UsageCounter>();
+
+  constructor(
+    private readonly deps: AppDeps,
+    private readonly orgs: OrganizationsRepository,
+    private readonly users: UsersService,
+    private readonly audit: AuditLog,
+  ) {}
+
+  private get db() {
+    return this.deps.database.db;
+  }
+
+  present(row: OrganizationRow): Organization {
+    return {
+      id: row.id,
+      name: row.name,
+      plan: row.plan as Plan,
+      rate_limit_per_minute: this.deps.config.rateLimits ? this.deps.config.planLimits[row.plan as Plan] : 0,
+      created_at: row.created_at,
+      member_count: row.member_count,
+    };
+  }
+
+  /** Every organization with its member count, for the staff listing. */
+  selectAll() {
+    return this.orgs.select(this.db);
+  }
+
+  async get(orgId: string): Promise<OrganizationRow> {
+    const row = await this.orgs.findById(this.db, orgId);
+    if (!row) throw notFound();
+    return row;
+  }
+
+  async update(p: Principal, changes: { name?: string; plan?: Plan }, ip: string, assertVersion: (v: number) => void) {
+    return this.db.transaction().execute(async (trx) => {
+      const org = await this.orgs.findById(trx, p.organization.id);
+      if (!org) throw notFound();
+      assertVersion(org.version);
+      const delta = diff(org as unknown as Record<string, unknown>, changes);
+      if (delta.name) requireRole(p, 'admin');
+      if (delta.plan) requireRole(p, 'owner');
+      if (Object.keys(delta).length === 0) return org;
+      if (delta.name && changes.name && (await this.orgs.findByName(trx, changes.name))) {
+        throw conflict(`An organization named "${changes.name}" already exists.`, 'duplicate');
+      }
+      await this.orgs.update(trx, org.id, { ...changes, updated_at: this.deps.clock().toISOString() });
+      await this.audit.record(trx, {
+        organizationId: org.id,
+        actorId: p.user.id,
+        action: delta.plan ? 'organization.plan_changed' : 'organization.updated',
+        targetType: 'organization',
+        targetId: org.id,
+        ip,
+        changes: delta,
+      });
+      return (await this.orgs.findById(trx, org.id)) as OrganizationRow;
+    });
+  }
+
+  async usage(p: Principal) {
+    const { config, counters } = this.deps;
+    const limit = config.rateLimits ? config.planLimits[p.organization.plan] : 0;
+    const window = await counters.peek(`rl:${p.organization.id}`);
+    const count = async (key: UsageKey) => {
+      const counter = this.usageCounters.get(key);
+      return counter ? counter(this.db, p.organization.id) : 0;
+    };
+    return {
+      plan: p.organization.plan,
+      limit,
+      remaining: Math.max(0, limit - window.count),
+      reset_seconds: Math.ceil(window.resetMs / 1000),
+      monitors: await count('monitors'),
+      tracking_tokens: await count('tracking_tokens'),
+      incidents_open: await count('incidents_open'),
+    };
+  }
+
+  /** A new organization and its first owner, in one transaction (API, CLI and first start). */
+  async create(
+    input: { name: string; plan: Plan; owner: NewUser },
+    actor: { id: string | null; ip: string | null } = { id: null, ip: null },
+  ): Promise<{ org: OrganizationRow; owner: User }> {
+    return this.db.transaction().execute(async (trx) => {
+      if (await this.orgs.findByName(trx, input.name)) {
+        throw conflict(`An organization named "${input.name}" already exists.`, 'duplicate');
+      }
+      const now = this.deps.clock().toISOString();
+      const id = this.deps.newId();
+      await this.orgs.insert(trx, { id, name: input.name, plan: input.plan, created_at: now, updated_at: now });
+      const owner = await this.users.insertUser(trx, id, input.owner, 'owner.');
+      await this.audit.record(trx, {
+        organizationId: id,
+        actorId: actor.id,
+        action: 'organization.created',
+        targetType: 'organization',
+        targetId: id,
+        ip: actor.ip,
+        changes: { name: input.name, plan: input.plan, owner: owner.username },
+      });
+      return { org: (await this.orgs.findById(trx, id)) as OrganizationRow, owner };
+    });
+  }
+
+  /** An organization without users (CLI `create-org`). */
+  async createEmpty(name: string, plan: Plan): Promise<OrganizationRow> {
+    return this.db.transaction().execute(async (trx) => {
+      if (await this.orgs.findByName(trx, name)) throw conflict(`An organization named "${name}" already exists.`, 'duplicate');
+      const now = this.deps.clock().toISOString();
+      const id = this.deps.newId();
+      await this.orgs.insert(trx, { id, name, plan, created_at: now, updated_at: now });
+      await this.audit.record(trx, { organizationId: id, actorId: null, action: 'organization.created', targetType: 'organization', targetId: id, ip: null, changes: { name, plan } });
+      return (await this.orgs.findById(trx, id)) as OrganizationRow;
+    });
+  }
+}
