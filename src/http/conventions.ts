@@ -127,6 +127,8 @@ export const conventions = fp(
     // "missing trailing slash" from the not-found handler.
     const mirror = FindMyWay({ ignoreTrailingSlash: false });
     const readOnlyByRoute = new Map<string, Set<string>>();
+    // Bodies are JSON only (a module that takes NDJSON adds its parser): anything else is 415.
+    app.removeContentTypeParser('text/plain');
 
     app.addHook('onRoute', (route) => {
       const methods = Array.isArray(route.method) ? route.method : [route.method];

@@ -103,13 +103,27 @@ export class RedisCounterStore implements CounterStore {
     this.redis.defineCommand('threatmonHit', { numberOfKeys: 1, lua: HIT_SCRIPT });
   }
 
+  /** Waits (briefly) for the first connection; during an outage it fails at once so callers fail open fast. */
+  private async connected(): Promise<void> {
+    if (this.redis.status !== 'connecting' && this.redis.status !== 'connect') return;
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error('redis: not connected')), 1000);
+      this.redis.once('ready', () => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  }
+
   async hit(key: string, limit: number, windowMs: number): Promise<Hit> {
+    await this.connected();
     const r = this.redis as Redis & { threatmonHit(k: string, l: number, w: number): Promise<[number, number, number]> };
     const [count, allowed, ttl] = await r.threatmonHit(this.prefix + key, limit, windowMs);
     return { count, allowed: allowed === 1, resetMs: Math.max(0, ttl) };
   }
 
   async peek(key: string) {
+    await this.connected();
     const [[, count], [, ttl]] = (await this.redis
       .multi()
       .get(this.prefix + key)
@@ -119,10 +133,12 @@ export class RedisCounterStore implements CounterStore {
   }
 
   async reset(key: string) {
+    await this.connected();
     await this.redis.del(this.prefix + key);
   }
 
   async ping(): Promise<void> {
+    await this.connected();
     await this.redis.ping();
   }
 

@@ -1,0 +1,162 @@
+import { Type } from 'typebox';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildTestApp, json, type TestApp, type TestOrg } from '../helpers/build-app.js';
+
+describe('API conventions (section 0)', () => {
+  let t: TestApp;
+  let org: TestOrg;
+
+  beforeAll(async () => {
+    t = await buildTestApp({}, {}, (app) => {
+      app.get('/boom/', async () => {
+        throw new Error('secret internal detail at /srv/app.ts: select * from users');
+      });
+      app.post(
+        '/echo/',
+        {
+          schema: {
+            body: Type.Object({ name: Type.String(), n: Type.Optional(Type.Integer()) }, { additionalProperties: false }),
+            response: { 200: Type.Object({ id: Type.String(), name: Type.String(), created_at: Type.String() }) },
+          },
+        },
+        async (req) => ({ id: 'x', name: (req.body as { name: string }).name, created_at: 'now' }),
+      );
+    });
+    org = await t.createOrg();
+  });
+  afterAll(() => t.close());
+
+  it('redirects a path without its trailing slash with 308, keeping the query, before authentication', async () => {
+    const res = await t.inject({ method: 'GET', url: '/api/v1/users?page=2&role=admin' });
+    expect(res.statusCode).toBe(308);
+    expect(res.headers.location).toBe('/api/v1/users/?page=2&role=admin');
+    const post = await t.inject({ method: 'POST', url: '/api/v1/auth/token', payload: {} });
+    expect(post.statusCode).toBe(308);
+    expect(post.headers.location).toBe('/api/v1/auth/token/');
+  });
+
+  it('answers 404 problem+json for an unknown path, and does not redirect it', async () => {
+    const res = await t.inject({ method: 'GET', url: '/api/v1/nothing-here' });
+    expect(res.statusCode).toBe(404);
+    expect(res.headers['content-type']).toContain('application/problem+json');
+    expect(json(res)).toMatchObject({ status: 404, code: 'not_found', title: 'Not Found' });
+    expect(json(res).detail).toBeTruthy();
+  });
+
+  it('answers 405 with an Allow header for a known path and another method', async () => {
+    const res = await t.inject({ method: 'DELETE', url: '/api/v1/auth/token/' });
+    expect(res.statusCode).toBe(405);
+    expect(res.headers.allow).toBe('POST');
+    expect(json(res).code).toBe('method_not_allowed');
+  });
+
+  it('answers 415 for a body that is not JSON', async () => {
+    const res = await t.inject({ method: 'POST', url: '/api/v1/auth/token/', headers: { 'content-type': 'text/plain' }, payload: 'username=a' });
+    expect(res.statusCode).toBe(415);
+    expect(json(res).code).toBe('unsupported_media_type');
+  });
+
+  it('accepts application/json with a charset', async () => {
+    const res = await t.inject({
+      method: 'POST',
+      url: '/echo/',
+      headers: { 'content-type': 'application/json; charset=utf-8' },
+      payload: JSON.stringify({ name: 'a' }),
+    });
+    expect(res.statusCode).toBe(200);
+  });
+
+  it('answers 400 malformed_json for broken JSON and for an empty JSON body', async () => {
+    const bad = await t.inject({ method: 'POST', url: '/api/v1/auth/token/', headers: { 'content-type': 'application/json' }, payload: '{"username": ' });
+    expect(bad.statusCode).toBe(400);
+    expect(json(bad).code).toBe('malformed_json');
+    const empty = await t.inject({ method: 'POST', url: '/api/v1/auth/token/', headers: { 'content-type': 'application/json' }, payload: '' });
+    expect(empty.statusCode).toBe(400);
+    expect(json(empty).code).toBe('malformed_json');
+  });
+
+  it('refuses unknown body fields with one error per field', async () => {
+    const res = await t.inject({ method: 'POST', url: '/echo/', payload: { name: 'a', nmae: 'typo', n: 'x' } });
+    expect(res.statusCode).toBe(400);
+    const body = json(res);
+    expect(body.code).toBe('validation_error');
+    expect(body.errors).toEqual(
+      expect.arrayContaining([
+        { field: 'nmae', message: 'unknown field' },
+        { field: 'n', message: 'must be integer' },
+      ]),
+    );
+    expect(body.detail).toContain('nmae: unknown field');
+  });
+
+  it('names a missing required field', async () => {
+    const res = await t.inject({ method: 'POST', url: '/echo/', payload: {} });
+    expect(json(res).errors).toEqual([{ field: 'name', message: 'this field is required' }]);
+  });
+
+  it('ignores read-only fields sent in a body', async () => {
+    const res = await t.inject({ method: 'POST', url: '/echo/', payload: { name: 'a', id: 'forged', created_at: 'then' } });
+    expect(res.statusCode).toBe(200);
+    expect(json(res)).toEqual({ id: 'x', name: 'a', created_at: 'now' });
+  });
+
+  it('answers 413 for a body over 1 MiB', async () => {
+    const res = await t.inject({ method: 'POST', url: '/echo/', payload: { name: 'x'.repeat(1024 * 1024 + 10) } });
+    expect(res.statusCode).toBe(413);
+    expect(json(res).code).toBe('payload_too_large');
+  });
+
+  it('hides internals behind a 500 and quotes the request id', async () => {
+    const res = await t.inject({ method: 'GET', url: '/boom/', headers: { 'x-request-id': 'trace-123' } });
+    expect(res.statusCode).toBe(500);
+    const body = json(res);
+    expect(body).toMatchObject({ code: 'internal_error', request_id: 'trace-123', detail: 'Internal server error.' });
+    expect(res.body).not.toContain('secret');
+    expect(res.body).not.toContain('select');
+  });
+
+  it('echoes a well-formed X-Request-Id and replaces a malformed one', async () => {
+    const ok = await t.inject({ method: 'GET', url: '/health/', headers: { 'x-request-id': 'abc.DEF_1-2' } });
+    expect(ok.headers['x-request-id']).toBe('abc.DEF_1-2');
+    const bad = await t.inject({ method: 'GET', url: '/health/', headers: { 'x-request-id': 'bad id<script>' } });
+    expect(bad.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    const long = await t.inject({ method: 'GET', url: '/health/', headers: { 'x-request-id': 'a'.repeat(129) } });
+    expect(long.headers['x-request-id']).not.toBe('a'.repeat(129));
+    const none = await t.inject({ method: 'GET', url: '/api/v1/nope/' });
+    expect(none.headers['x-request-id']).toBe(json(none).request_id);
+  });
+
+  it('sends helmet security headers and no X-Powered-By', async () => {
+    const res = await t.inject({ method: 'GET', url: '/health/' });
+    expect(res.headers['x-content-type-options']).toBe('nosniff');
+    expect(res.headers['content-security-policy']).toContain("default-src 'self'");
+    expect(res.headers['x-frame-options']).toBeDefined();
+    expect(res.headers['x-powered-by']).toBeUndefined();
+  });
+
+  it('sends no CORS headers unless origins are configured', async () => {
+    const res = await t.inject({ method: 'GET', url: '/health/', headers: { origin: 'https://evil.example' } });
+    expect(res.headers['access-control-allow-origin']).toBeUndefined();
+  });
+
+  it('answers 404 for a path id that is not a UUID', async () => {
+    const res = await t.as(org.owner, { method: 'GET', url: '/api/v1/users/not-a-uuid/' });
+    expect(res.statusCode).toBe(404);
+    expect(json(res).code).toBe('not_found');
+  });
+});
+
+describe('CORS when configured', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await buildTestApp({ THREATMON_CORS_ORIGINS: 'https://app.example.com' });
+  });
+  afterAll(() => t.close());
+
+  it('allows the listed origin only', async () => {
+    const ok = await t.inject({ method: 'GET', url: '/health/', headers: { origin: 'https://app.example.com' } });
+    expect(ok.headers['access-control-allow-origin']).toBe('https://app.example.com');
+    const other = await t.inject({ method: 'GET', url: '/health/', headers: { origin: 'https://evil.example' } });
+    expect(other.headers['access-control-allow-origin']).toBeUndefined();
+  });
+});
