@@ -23,11 +23,27 @@ function toSqliteParam(value: unknown): unknown {
   return value;
 }
 
+const STATEMENT_CACHE_SIZE = 500;
+
 function wrapSqlite(raw: SQLite.Database): SqliteDatabase {
+  // Kysely prepares every query anew; preparing is a large share of a small query's cost, so
+  // statements are kept by SQL text (least recently used dropped first).
+  const cache = new Map<string, SQLite.Statement>();
+  const prepareCached = (query: string) => {
+    let stmt = cache.get(query);
+    if (stmt) {
+      cache.delete(query);
+    } else {
+      stmt = raw.prepare(query);
+      if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value as string);
+    }
+    cache.set(query, stmt);
+    return stmt;
+  };
   return {
     close: () => raw.close(),
     prepare(query: string): SqliteStatement {
-      const stmt = raw.prepare(query);
+      const stmt = prepareCached(query);
       const map = (params: ReadonlyArray<unknown>) => params.map(toSqliteParam);
       return {
         reader: stmt.reader,

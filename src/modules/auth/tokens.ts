@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createSecretKey, type KeyObject, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { errors as joseErrors, jwtVerify, SignJWT } from 'jose';
@@ -48,12 +48,17 @@ export function loadJwtSecret(config: Pick<Config, 'jwtSecret' | 'dataDir'>): Ui
 }
 
 export class TokenService {
+  // A KeyObject made once: handing jose raw bytes would import a key on every sign and verify.
+  private readonly key: KeyObject;
+
   constructor(
-    private readonly key: Uint8Array,
+    secret: Uint8Array,
     private readonly config: Pick<Config, 'jwtIssuer' | 'jwtAudience' | 'accessTtlSeconds' | 'refreshTtlSeconds'>,
     private readonly clock: () => Date,
     private readonly newId: () => string,
-  ) {}
+  ) {
+    this.key = createSecretKey(secret);
+  }
 
   ttl(type: TokenType): number {
     return type === 'access' ? this.config.accessTtlSeconds : this.config.refreshTtlSeconds;

@@ -1,0 +1,200 @@
+/**
+ * Load benchmarks: starts the real server (child process, embedded SQLite in a temp folder, or
+ * PostgreSQL with BENCH_PG_URL) and drives it with autocannon from this process over loopback.
+ *
+ *   npm run bench                      # every scenario, 10 s each, 32 connections
+ *   npm run bench -- health me-memory  # only these scenarios
+ *   BENCH_DURATION=5 BENCH_CONNECTIONS=16 npm run bench
+ *
+ * Results are printed and written to bench/results/latest.json.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import autocannon from 'autocannon';
+
+const ROOT = path.resolve(import.meta.dirname, '..');
+const DURATION = Number(process.env.BENCH_DURATION ?? 10);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
+const ADMIN_PASSWORD = 'bench admin password 123';
+// High enough that the limiter does all its work without ever answering 429.
+const PLAN_LIMITS = 'starter=100000000,professional=100000000,enterprise=100000000';
+
+interface Server {
+  url: string;
+  child: ChildProcess;
+  token: string;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+    srv.on('error', reject);
+  });
+}
+
+async function startServer(name: string, env: Record<string, string>): Promise<Server> {
+  const port = await freePort();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `threatmon-bench-${name}-`));
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve'], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      THREATMON_DATABASE_URL: process.env.BENCH_PG_URL ?? `sqlite:${path.join(dir, 'bench.db')}`,
+      THREATMON_PORT: String(port),
+      THREATMON_LOG_LEVEL: 'warn',
+      THREATMON_ADMIN_PASSWORD: ADMIN_PASSWORD,
+      THREATMON_JWT_SECRET: 'bench-secret-bench-secret-bench-secret-0123',
+      THREATMON_PLAN_LIMITS: PLAN_LIMITS,
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout?.on('data', (d) => (out += d));
+  child.stderr?.on('data', (d) => (out += d));
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}:\n${out}`);
+    const ok = await fetch(`http://127.0.0.1:${port}/health/`).then((r) => r.ok, () => false);
+    if (ok) break;
+    if (Date.now() > deadline) throw new Error(`server did not start:\n${out}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const url = `http://127.0.0.1:${port}`;
+  const login = await fetch(`${url}/api/v1/auth/token/`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username: 'admin', password: ADMIN_PASSWORD }),
+  });
+  if (login.status !== 200) throw new Error(`login failed: ${login.status} ${await login.text()}`);
+  const { access } = (await login.json()) as { access: string };
+  return { url, child, token: access };
+}
+
+async function stop(server: Server) {
+  const exited = new Promise((r) => server.child.once('exit', r));
+  server.child.kill('SIGTERM');
+  await exited;
+}
+
+interface Result {
+  scenario: string;
+  requests_per_sec: number;
+  latency_p50_ms: number;
+  latency_p99_ms: number;
+  non_2xx: number;
+  errors: number;
+}
+
+async function load(scenario: string, opts: autocannon.Options): Promise<Result> {
+  const r = await autocannon({ connections: CONNECTIONS, duration: DURATION, ...opts });
+  const result = {
+    scenario,
+    requests_per_sec: Math.round(r.requests.average),
+    latency_p50_ms: r.latency.p50,
+    latency_p99_ms: r.latency.p99,
+    non_2xx: r.non2xx,
+    errors: r.errors,
+  };
+  console.log(
+    `${scenario.padEnd(28)} ${String(result.requests_per_sec).padStart(7)} req/s   p50 ${String(result.latency_p50_ms).padStart(4)} ms   p99 ${String(result.latency_p99_ms).padStart(4)} ms   non-2xx ${result.non_2xx}`,
+  );
+  return result;
+}
+
+async function seedUsers(server: Server, n: number) {
+  for (let i = 0; i < n; i++) {
+    await fetch(`${server.url}/api/v1/users/`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${server.token}` },
+      body: JSON.stringify({ username: `bench-user-${i}`, email: `u${i}@bench.example`, password: ADMIN_PASSWORD, role: 'viewer' }),
+    });
+  }
+}
+
+const scenarios: Record<string, () => Promise<Result[]>> = {
+  async health() {
+    const s = await startServer('health', {});
+    try {
+      return [await load('GET /health/', { url: `${s.url}/health/` })];
+    } finally {
+      await stop(s);
+    }
+  },
+  async list() {
+    const s = await startServer('list', {});
+    try {
+      await seedUsers(s, 120);
+      return [
+        await load('GET /users/?page_size=50', {
+          url: `${s.url}/api/v1/users/?page_size=50&ordering=-created_at`,
+          headers: { authorization: `Bearer ${s.token}` },
+        }),
+      ];
+    } finally {
+      await stop(s);
+    }
+  },
+  async login() {
+    const s = await startServer('login', {});
+    try {
+      return [
+        await load('POST /auth/token/', {
+          url: `${s.url}/api/v1/auth/token/`,
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ username: 'admin', password: ADMIN_PASSWORD }),
+        }),
+      ];
+    } finally {
+      await stop(s);
+    }
+  },
+  async 'me-memory'() {
+    const s = await startServer('me-memory', {});
+    try {
+      return [await load('GET /auth/me/ (limits: memory)', { url: `${s.url}/api/v1/auth/me/`, headers: { authorization: `Bearer ${s.token}` } })];
+    } finally {
+      await stop(s);
+    }
+  },
+  async 'me-redis'() {
+    const redisUrl = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
+    const s = await startServer('me-redis', { THREATMON_REDIS_URL: redisUrl });
+    try {
+      return [await load('GET /auth/me/ (limits: redis)', { url: `${s.url}/api/v1/auth/me/`, headers: { authorization: `Bearer ${s.token}` } })];
+    } finally {
+      await stop(s);
+    }
+  },
+  async 'me-off'() {
+    const s = await startServer('me-off', { THREATMON_RATE_LIMITS: 'off' });
+    try {
+      return [await load('GET /auth/me/ (limits: off)', { url: `${s.url}/api/v1/auth/me/`, headers: { authorization: `Bearer ${s.token}` } })];
+    } finally {
+      await stop(s);
+    }
+  },
+};
+
+const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));
+const unknown = wanted.filter((w) => !(w in scenarios));
+if (unknown.length) {
+  console.error(`unknown scenario(s): ${unknown.join(', ')}; known: ${Object.keys(scenarios).join(', ')}`);
+  process.exit(2);
+}
+console.log(`threatmon bench: ${DURATION} s per scenario, ${CONNECTIONS} connections, ${os.cpus().length} cores, ${process.env.BENCH_PG_URL ? 'PostgreSQL' : 'SQLite'}\n`);
+const results: Result[] = [];
+for (const name of wanted.length ? wanted : Object.keys(scenarios)) results.push(...(await scenarios[name]!()));
+fs.mkdirSync(path.join(ROOT, 'bench', 'results'), { recursive: true });
+fs.writeFileSync(
+  path.join(ROOT, 'bench', 'results', 'latest.json'),
+  `${JSON.stringify({ date: new Date().toISOString(), duration_s: DURATION, connections: CONNECTIONS, database: process.env.BENCH_PG_URL ? 'postgres' : 'sqlite', results }, null, 2)}\n`,
+);

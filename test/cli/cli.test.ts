@@ -1,0 +1,105 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'threatmon-cli-'));
+const env = { ...process.env, THREATMON_DATABASE_URL: `sqlite:${path.join(dir, 'cli.db')}`, THREATMON_LOG_LEVEL: 'warn' };
+
+function run(args: string[], input?: string, extraEnv: Record<string, string> = {}) {
+  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { cwd: ROOT, env: { ...env, ...extraEnv } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    if (input !== undefined) child.stdin.end(input);
+    else child.stdin.end();
+  });
+}
+
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+describe('threatmon CLI', () => {
+  it('prints help for the program and each command', async () => {
+    const top = await run(['--help']);
+    expect(top.code).toBe(0);
+    for (const cmd of ['serve', 'migrate', 'create-org', 'create-user']) expect(top.stdout).toContain(cmd);
+    const cu = await run(['create-user', '--help']);
+    expect(cu.code).toBe(0);
+    expect(cu.stdout).toContain('--password-stdin');
+    expect(cu.stdout).toContain('--staff');
+  });
+
+  it('migrates, creates an organization and a user who can log in', async () => {
+    const m = await run(['migrate']);
+    expect(m.code, m.stderr).toBe(0);
+    expect(m.stdout).toMatch(/Applied: 0001_organizations_users|up to date/);
+    const org = await run(['create-org', 'Globex', '--plan', 'professional']);
+    expect(org.code, org.stderr).toBe(0);
+    expect(org.stdout).toContain('Created organization "Globex"');
+    const user = await run(['create-user', '--org', 'Globex', '--username', 'hank', '--role', 'admin', '--password-stdin'], 'a long enough password\n');
+    expect(user.code, user.stderr).toBe(0);
+    expect(user.stdout).toContain('Created user "hank"');
+    expect(user.stdout).not.toContain('a long enough password');
+    const generated = await run(['create-user', '--org', 'Globex', '--username', 'ops', '--role', 'viewer', '--staff']);
+    expect(generated.code).toBe(0);
+    expect(generated.stdout).toMatch(/Password: \S{20,}/);
+  });
+
+  it('fails clearly on bad input', async () => {
+    const plan = await run(['create-org', 'X', '--plan', 'gold']);
+    expect(plan.code).toBe(2);
+    expect(plan.stderr).toContain('expected one of starter, professional, enterprise');
+    const noOrg = await run(['create-user', '--org', 'Nope', '--username', 'u', '--role', 'viewer', '--password-stdin'], 'a long enough password');
+    expect(noOrg.code).toBe(1);
+    expect(noOrg.stderr).toContain('No organization named "Nope"');
+    const dup = await run(['create-org', 'Globex']);
+    expect(dup.code).toBe(1);
+    expect(dup.stderr).toContain('already exists');
+    const weak = await run(['create-user', '--org', 'Globex', '--username', 'weak', '--role', 'viewer', '--password-stdin'], 'short');
+    expect(weak.code).toBe(1);
+    expect(weak.stderr).toContain('password: must be at least 12 characters');
+    const badEnv = await run(['migrate'], undefined, { THREATMON_PORT: 'eighty' });
+    expect(badEnv.code).toBe(1);
+    expect(badEnv.stderr).toContain('THREATMON_PORT');
+  });
+
+  it('serves: creates the first admin once, answers, and shuts down gracefully on SIGTERM', async () => {
+    const dbEnv = { THREATMON_DATABASE_URL: `sqlite:${path.join(dir, 'serve.db')}`, THREATMON_PORT: '0', THREATMON_LOG_LEVEL: 'info' };
+    const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve'], { cwd: ROOT, env: { ...env, ...dbEnv } });
+    let out = '';
+    child.stdout?.on('data', (d) => (out += d));
+    const url = await new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no listen line in: ${out}`)), 20_000);
+      child.stdout?.on('data', () => {
+        const m = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
+        if (m?.[1]) {
+          clearTimeout(timer);
+          resolve(m[1]);
+        }
+      });
+    });
+    const password = /password: (\S+)/.exec(out)?.[1];
+    expect(out).toContain('username: admin');
+    expect(password).toBeTruthy();
+    const login = await fetch(`${url}/api/v1/auth/token/`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: 'admin', password }),
+    });
+    expect(login.status).toBe(200);
+    const { access } = (await login.json()) as { access: string };
+    const me = (await (await fetch(`${url}/api/v1/auth/me/`, { headers: { authorization: `Bearer ${access}` } })).json()) as Record<string, any>;
+    expect(me).toMatchObject({ username: 'admin', role: 'owner', is_staff: true, organization: { name: 'Default', plan: 'enterprise' } });
+    // The password was printed to the terminal, never into a log line.
+    expect(out.split('\n').filter((l) => l.startsWith('{') && l.includes(password as string))).toEqual([]);
+    const exit = new Promise<number | null>((resolve) => child.on('close', resolve));
+    child.kill('SIGTERM');
+    expect(await exit).toBe(0);
+    expect(out).toContain('shutting down');
+  });
+});

@@ -1,0 +1,98 @@
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildTestApp, json, type TestApp } from '../helpers/build-app.js';
+
+describe('OpenAPI and documentation pages', () => {
+  let t: TestApp;
+  let spec: any;
+
+  beforeAll(async () => {
+    t = await buildTestApp();
+    spec = json(await t.inject({ method: 'GET', url: '/api/schema/' }));
+  });
+  afterAll(() => t.close());
+
+  it('serves a valid OpenAPI 3.1 document', async () => {
+    const validator = new Validator();
+    const result = await validator.validate(spec);
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+    expect(spec.openapi).toBe('3.1.0');
+    expect(spec.info).toMatchObject({ title: 'threatmon API', version: '1.0.0' });
+  });
+
+  it('names the bearer scheme and requires it on authenticated routes only', () => {
+    expect(spec.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
+    expect(spec.paths['/api/v1/auth/me/'].get.security).toEqual([{ bearerAuth: [] }]);
+    expect(spec.paths['/api/v1/auth/token/'].post.security).toEqual([]);
+  });
+
+  it('documents the problem+json error schema and uses it for error responses', () => {
+    expect(spec.components.schemas.Problem.properties).toHaveProperty('detail');
+    expect(spec.components.schemas.Problem.properties).toHaveProperty('code');
+    const responses = spec.paths['/api/v1/users/'].post.responses;
+    expect(Object.keys(responses)).toEqual(expect.arrayContaining(['201', '400', '401', '403', '409', '429']));
+    expect(JSON.stringify(responses['403'])).toContain('#/components/schemas/Problem');
+  });
+
+  it('documents every list parameter with a description', () => {
+    const params = spec.paths['/api/v1/users/'].get.parameters as Array<{ name: string; in: string; description?: string }>;
+    const names = params.map((p) => p.name);
+    expect(names).toEqual(expect.arrayContaining(['page', 'page_size', 'ordering', 'search', 'role', 'is_active', 'created_after', 'updated_before']));
+    for (const p of params) expect(p.description, p.name).toBeTruthy();
+    const ordering = params.find((p) => p.name === 'ordering') as { schema: { enum: string[] } } | undefined;
+    expect(ordering?.schema.enum).toContain('-created_at');
+  });
+
+  it('lists every API route', () => {
+    const routes = Object.entries(spec.paths).flatMap(([path, ops]) => Object.keys(ops as object).map((m) => `${m.toUpperCase()} ${path}`));
+    for (const r of [
+      'POST /api/v1/auth/token/',
+      'POST /api/v1/auth/token/refresh/',
+      'POST /api/v1/auth/token/verify/',
+      'POST /api/v1/auth/token/revoke/',
+      'GET /api/v1/auth/me/',
+      'POST /api/v1/auth/password/',
+      'GET /api/v1/organization/',
+      'PATCH /api/v1/organization/',
+      'GET /api/v1/organization/usage/',
+      'GET /api/v1/users/',
+      'POST /api/v1/users/',
+      'GET /api/v1/users/{id}/',
+      'PATCH /api/v1/users/{id}/',
+      'DELETE /api/v1/users/{id}/',
+      'GET /api/v1/organizations/',
+      'POST /api/v1/organizations/',
+      'GET /api/v1/audit-log/',
+      'GET /health/',
+    ]) {
+      expect(routes).toContain(r);
+    }
+  });
+
+  it('serves Swagger UI locally with its own CSP and no external origin', async () => {
+    const page = await t.inject({ method: 'GET', url: '/api/docs/' });
+    expect(page.statusCode).toBe(200);
+    expect(page.headers['content-type']).toContain('text/html');
+    expect(page.body).not.toMatch(/https?:\/\/(?!localhost)[a-z]/i);
+    const init = await t.inject({ method: 'GET', url: '/api/docs/static/swagger-initializer.js' });
+    expect(init.statusCode).toBe(200);
+    expect(init.body).toContain('/api/schema/');
+    const bundle = await t.inject({ method: 'GET', url: '/api/docs/static/swagger-ui-bundle.js' });
+    expect(bundle.statusCode).toBe(200);
+  });
+
+  it('serves ReDoc from the local bundle', async () => {
+    const page = await t.inject({ method: 'GET', url: '/api/redoc/' });
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain('<redoc spec-url="/api/schema/">');
+    expect(page.body).toContain('src="/api/redoc/redoc.standalone.js"');
+    const csp = String(page.headers['content-security-policy']);
+    expect(csp).toContain("worker-src 'self' blob:");
+    expect(csp).not.toMatch(/https?:/);
+    const js = await t.inject({ method: 'GET', url: '/api/redoc/redoc.standalone.js' });
+    expect(js.statusCode).toBe(200);
+    expect(js.headers['content-type']).toContain('javascript');
+    expect(js.body.length).toBeGreaterThan(100_000);
+  });
+});
