@@ -7,7 +7,6 @@ import { AppError } from './errors.js';
 export const MAX_PAGE_SIZE = 500;
 export const DEFAULT_PAGE_SIZE = 50;
 
-// biome-ignore lint/suspicious/noExplicitAny: list queries are assembled over any table.
 type AnyQuery = SelectQueryBuilder<any, any, any>;
 type Column = string | RawBuilder<unknown>;
 
