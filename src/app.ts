@@ -18,6 +18,9 @@ import { loadJwtSecret, TokenService } from './modules/auth/tokens.js';
 import { OrganizationsRepository } from './modules/organizations/organizations.repository.js';
 import { organizationsRoutes } from './modules/organizations/organizations.routes.js';
 import { OrganizationsService } from './modules/organizations/organizations.service.js';
+import { IncidentsRepository } from './modules/incidents/incidents.repository.js';
+import { incidentsRoutes } from './modules/incidents/incidents.routes.js';
+import { IncidentsService } from './modules/incidents/incidents.service.js';
 import { UsersRepository } from './modules/users/users.repository.js';
 import { usersRoutes } from './modules/users/users.routes.js';
 import { UsersService } from './modules/users/users.service.js';
@@ -33,6 +36,7 @@ export interface Services {
   users: UsersService;
   orgs: OrganizationsService;
   auth: AuthService;
+  incidents: IncidentsService;
   unknownBearerHooks: UnknownBearerHook[];
 }
 
@@ -44,7 +48,9 @@ export function createServices(deps: AppDeps): Services {
   const users = new UsersService(deps, usersRepo, audit, passwordPolicy);
   const orgs = new OrganizationsService(deps, new OrganizationsRepository(), users, audit);
   const auth = new AuthService(deps, tokens, usersRepo, users, audit, passwordPolicy);
-  return { audit, tokens, passwordPolicy, users, orgs, auth, unknownBearerHooks: [] };
+  const incidents = new IncidentsService(deps, new IncidentsRepository(deps.database.dialect), audit);
+  orgs.usageCounters.set('incidents_open', (db, orgId) => incidents.countOpen(db, orgId));
+  return { audit, tokens, passwordPolicy, users, orgs, auth, incidents, unknownBearerHooks: [] };
 }
 
 declare module 'fastify' {
@@ -83,7 +89,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
         // Unknown body fields must fail (400), not vanish.
         removeAdditional: false,
         allErrors: true,
-        coerceTypes: 'array',
+        // Scalars only ("5" -> 5 as DRF does); a string is never silently turned into a list.
+        coerceTypes: true,
         formats: {
           'date-or-date-time': /^\d{4}-\d{2}-\d{2}([Tt ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?([Zz]|[+-]\d{2}:?\d{2})?)?$/,
         },
@@ -127,6 +134,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
         await secured.register(organizationsRoutes, { deps, orgs: services.orgs });
         await secured.register(usersRoutes, { deps, users: services.users });
         await secured.register(auditRoutes, { deps });
+        await secured.register(incidentsRoutes, { incidents: services.incidents });
       });
     },
     { prefix: API_PREFIX },

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { v7 as uuidv7 } from 'uuid';
 import type { Config } from './config.js';
 import { createDatabase, type Database } from './db/database.js';
 import { type CounterStore, FailOpenStore, MemoryCounterStore, RedisCounterStore } from './http/counters.js';
@@ -45,7 +45,8 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): AppDe
     config,
     database: overrides.database ?? createDatabase(config),
     clock,
-    newId: overrides.newId ?? randomUUID,
+    // UUIDv7: time-ordered, so the id tiebreak of a list keeps insertion order.
+    newId: overrides.newId ?? (() => uuidv7()),
     counters,
     redisPing,
     metrics: new Metrics(config.metrics),

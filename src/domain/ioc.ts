@@ -72,7 +72,11 @@ export function normaliseIp(input: string, family?: 'ipv4' | 'ipv6'): Normalised
   }
   if (!ipaddr.IPv6.isValid(v)) return fail('must be an IPv6 address such as 2001:db8::1');
   const addr = ipaddr.IPv6.parse(v.replace(/%.*$/, ''));
-  if (!family && addr.isIPv4MappedAddress()) return ok(addr.toIPv4Address().toString());
+  if (addr.isIPv4MappedAddress()) {
+    const v4 = addr.toIPv4Address().toString();
+    // A bare address shows as IPv4; an explicit ipv6 keeps RFC 5952's mixed notation.
+    return ok(family ? `::ffff:${v4}` : v4);
+  }
   return ok(addr.toRFC5952String());
 }
 

@@ -1,0 +1,542 @@
+import type { FastifyRequest } from 'fastify';
+import type { Kysely } from 'kysely';
+import { Compile } from 'typebox/compile';
+import type { DB } from '../../db/schema.js';
+import type { AppDeps } from '../../deps.js';
+import { type IocType, normaliseIoc } from '../../domain/ioc.js';
+import { type Principal, requireRole } from '../../http/auth.js';
+import { fieldErrors } from '../../http/conventions.js';
+import { AppError, conflict, type FieldError, notFound, validation } from '../../http/errors.js';
+import { escapeLike, type ListQuery, Listing, type Page } from '../../http/listing.js';
+import { type AuditLog, diff } from '../audit/audit.repository.js';
+import type { IncidentRow, IncidentsRepository, IocRow } from './incidents.repository.js';
+import {
+  type IncidentOut,
+  type IocInput,
+  IocInputSchema,
+  type IocOut,
+  SEVERITIES,
+  SEVERITY_RANK,
+  type Severity,
+  STATUSES,
+  type Status,
+  TLPS,
+  type Tlp,
+} from './incidents.schemas.js';
+import { IOC_TYPES } from '../../domain/ioc.js';
+
+/** Allowed status changes; a PATCH to the current status is a no-op. */
+export const TRANSITIONS: Record<Status, Status[]> = {
+  open: ['investigating', 'resolved', 'closed'],
+  investigating: ['contained', 'resolved', 'closed'],
+  contained: ['resolved', 'closed'],
+  resolved: ['closed', 'open'],
+  closed: ['open'],
+};
+
+const MAX_BULK_IOCS = 1000;
+const checkIocInput = Compile(IocInputSchema);
+
+export function presentIncident(r: IncidentRow): IncidentOut {
+  return {
+    id: r.id,
+    title: r.title,
+    description: r.description,
+    status: r.status as Status,
+    severity: r.severity as Severity,
+    tlp: r.tlp as Tlp,
+    tags: JSON.parse(r.tags) as string[],
+    assignee: r.assignee_id,
+    source_alert: r.source_alert_id,
+    ioc_count: r.ioc_count,
+    created_by: r.created_by,
+    created_at: r.created_at,
+    updated_at: r.updated_at,
+    resolved_at: r.resolved_at,
+    closed_at: r.closed_at,
+  };
+}
+
+export function presentIoc(r: IocRow): IocOut {
+  return {
+    id: r.id,
+    incident: r.incident_id,
+    type: r.type as IocType,
+    value: r.value,
+    description: r.description,
+    tlp: r.tlp as Tlp,
+    tags: JSON.parse(r.tags) as string[],
+    first_seen: r.first_seen,
+    last_seen: r.last_seen,
+    created_by: r.created_by,
+    created_at: r.created_at,
+  };
+}
+
+const tagFilter = (qb: any, value: unknown) => qb.where('tags', 'like', `%${escapeLike(JSON.stringify(String(value)))}%`);
+
+export const incidentListing = new Listing({
+  filters: {
+    status: { kind: 'enum', column: 'status', values: STATUSES, description: 'Only these statuses.' },
+    severity: { kind: 'enum', column: 'severity', values: SEVERITIES, description: 'Only these severities.' },
+    tlp: { kind: 'enum', column: 'tlp', values: TLPS, description: 'Only these TLP markings.' },
+    assignee: {
+      kind: 'custom',
+      schema: { type: 'string', description: 'A user id, `me` (the caller) or `none` (unassigned).' } as never,
+      apply: (qb, value, ctx) => {
+        const v = String(value);
+        if (v === 'none') return qb.where('assignee_id', 'is', null);
+        if (v === 'me') return qb.where('assignee_id', '=', ctx.userId ?? '');
+        if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(v)) {
+          throw new AppError('invalid_query', 400, 'assignee: must be a user id, me or none', { errors: [{ field: 'assignee', message: 'must be a user id, me or none' }] });
+        }
+        return qb.where('assignee_id', '=', v.toLowerCase());
+      },
+    },
+    tag: { kind: 'custom', schema: { type: 'string', maxLength: 100, description: 'Only incidents carrying this tag (exact).' } as never, apply: tagFilter },
+  },
+  search: ['title', 'description'],
+  ordering: { created_at: 'created_at', updated_at: 'updated_at', severity: 'severity_rank', status: 'status', title: 'title' },
+  idColumn: 'id',
+  createdColumn: 'created_at',
+  updatedColumn: 'updated_at',
+});
+
+export const iocListing = new Listing({
+  filters: {
+    type: { kind: 'enum', column: 'type', values: IOC_TYPES, description: 'Only these IOC types.' },
+    tlp: { kind: 'enum', column: 'tlp', values: TLPS, description: 'Only these TLP markings.' },
+    tag: { kind: 'custom', schema: { type: 'string', maxLength: 100, description: 'Only IOCs carrying this tag (exact).' } as never, apply: tagFilter },
+  },
+  search: ['value', 'description'],
+  ordering: { created_at: 'created_at', type: 'type', value: 'value' },
+  idColumn: 'id',
+  createdColumn: 'created_at',
+  updatedColumn: 'updated_at',
+});
+
+export const correlationListing = new Listing({
+  filters: {
+    type: { kind: 'enum', column: 'iocs.type', values: IOC_TYPES, description: 'Only these IOC types.' },
+    value: {
+      kind: 'custom',
+      schema: { type: 'string', maxLength: 4096, description: 'Exact value after normalising (defanged input accepted); with `type`, normalised as that type.' } as never,
+      apply: (qb, value) => {
+        const raw = String(value);
+        const candidates = new Set<string>();
+        for (const t of IOC_TYPES) {
+          const n = normaliseIoc(t, raw);
+          if (n.ok) candidates.add(n.value);
+        }
+        return candidates.size ? qb.where('iocs.value', 'in', [...candidates]) : qb.where('iocs.value', '=', raw);
+      },
+    },
+    incident_status: { kind: 'enum', column: 'incidents.status', values: STATUSES, description: 'Only IOCs of incidents in these statuses.' },
+  },
+  search: ['iocs.value', 'iocs.description'],
+  ordering: { created_at: 'iocs.created_at', value: 'iocs.value', type: 'iocs.type' },
+  idColumn: 'iocs.id',
+  createdColumn: 'iocs.created_at',
+});
+
+export const eventListing = new Listing({
+  filters: { kind: { kind: 'enum', column: 'kind', values: ['created', 'updated', 'ioc_added', 'ioc_removed', 'comment_added', 'alert_merged'], description: 'Only these kinds.' } },
+  ordering: { created_at: 'created_at' },
+  idColumn: 'id',
+  createdColumn: 'created_at',
+});
+
+export const commentListing = new Listing({
+  search: ['body'],
+  ordering: { created_at: 'created_at' },
+  idColumn: 'id',
+  createdColumn: 'created_at',
+});
+
+interface Ctx {
+  p: Principal;
+  ip: string;
+}
+
+export class IncidentsService {
+  constructor(
+    private readonly deps: AppDeps,
+    private readonly repo: IncidentsRepository,
+    private readonly audit: AuditLog,
+  ) {}
+
+  private get db() {
+    return this.deps.database.db;
+  }
+
+  private now() {
+    return this.deps.clock().toISOString();
+  }
+
+  async list(request: FastifyRequest, p: Principal, query: ListQuery): Promise<Page<IncidentOut>> {
+    const qb = incidentListing.filter(this.repo.selectIncidents(this.db, p.organization.id), query, { dialect: this.deps.database.dialect, userId: p.user.id });
+    return incidentListing.page(request, qb, query, presentIncident);
+  }
+
+  async get(p: Principal, id: string, db: Kysely<DB> = this.db): Promise<IncidentRow> {
+    const row = await this.repo.findIncident(db, p.organization.id, id);
+    if (!row) throw notFound('No such incident.');
+    return row;
+  }
+
+  private async assertAssignee(db: Kysely<DB>, p: Principal, assignee: string | null | undefined) {
+    if (assignee && !(await this.repo.userInOrg(db, p.organization.id, assignee.toLowerCase()))) {
+      throw validation([{ field: 'assignee', message: 'must be a user of your organization' }]);
+    }
+  }
+
+  /** Validates and normalises IOC inputs; an item's errors are named by field. */
+  private normaliseIocs(items: unknown[], fieldPrefix: (i: number) => string) {
+    const good: Array<{ index: number; input: IocInput; value: string }> = [];
+    const rejected: Array<{ index: number; errors: FieldError[] }> = [];
+    items.forEach((item, index) => {
+      if (!checkIocInput.Check(item)) {
+        const errors = typeboxErrors([...checkIocInput.Errors(item)]).map((e) => ({ ...e, field: `${fieldPrefix(index)}${e.field}` }));
+        rejected.push({ index, errors });
+        return;
+      }
+      const input = item as IocInput;
+      const n = normaliseIoc(input.type, input.value);
+      if (!n.ok) {
+        rejected.push({ index, errors: [{ field: `${fieldPrefix(index)}value`, message: n.error }] });
+        return;
+      }
+      good.push({ index, input, value: n.value });
+    });
+    return { good, rejected };
+  }
+
+  private iocRow(p: Principal, incident: IncidentRow, input: IocInput, value: string, at: string): Omit<IocRow, 'version'> {
+    return {
+      id: this.deps.newId(),
+      organization_id: p.organization.id,
+      incident_id: incident.id,
+      type: input.type,
+      value,
+      description: input.description ?? '',
+      tlp: input.tlp ?? incident.tlp,
+      tags: JSON.stringify(input.tags ?? []),
+      first_seen: input.first_seen ?? null,
+      last_seen: input.last_seen ?? null,
+      created_by: p.user.id,
+      created_at: at,
+      updated_at: at,
+    };
+  }
+
+  /** Inserts new IOCs (skipping ones the incident has) with their events and audit entries; returns what was created. */
+  private async addIocs(trx: Kysely<DB>, ctx: Ctx, incident: IncidentRow, items: Array<{ input: IocInput; value: string }>) {
+    const at = this.now();
+    const existing = await this.repo.existingIocKeys(trx, incident.id, items.map((i) => ({ type: i.input.type, value: i.value })));
+    const rows: Array<Omit<IocRow, 'version'>> = [];
+    let duplicates = 0;
+    for (const item of items) {
+      const key = `${item.input.type}:${item.value}`;
+      if (existing.has(key)) {
+        duplicates++;
+        continue;
+      }
+      existing.add(key);
+      rows.push(this.iocRow(ctx.p, incident, item.input, item.value, at));
+    }
+    if (rows.length) {
+      await this.repo.insertIocs(trx, rows);
+      await this.repo.insertEvents(
+        trx,
+        rows.map((r) => ({
+          id: this.deps.newId(),
+          organization_id: ctx.p.organization.id,
+          incident_id: incident.id,
+          kind: 'ioc_added',
+          actor_id: ctx.p.user.id,
+          changes: { type: r.type, value: r.value },
+          ioc_id: r.id,
+          created_at: at,
+        })),
+      );
+      await this.repo.adjustIocCount(trx, incident.id, rows.length, at);
+      await this.audit.record(trx, {
+        organizationId: ctx.p.organization.id,
+        actorId: ctx.p.user.id,
+        action: 'ioc.created',
+        targetType: 'incident',
+        targetId: incident.id,
+        ip: ctx.ip,
+        changes: { count: rows.length, iocs: rows.slice(0, 100).map((r) => ({ id: r.id, type: r.type, value: r.value })) },
+      });
+    }
+    return { rows, duplicates };
+  }
+
+  async create(ctx: Ctx, body: { title: string; description?: string; status?: Status; severity?: Severity; tlp?: Tlp; tags?: string[]; assignee?: string | null; iocs?: IocInput[] }) {
+    const { p } = ctx;
+    const { good, rejected } = this.normaliseIocs(body.iocs ?? [], (i) => `iocs.${i}.`);
+    if (rejected.length) throw validation(rejected.flatMap((r) => r.errors));
+    return this.db.transaction().execute(async (trx) => {
+      await this.assertAssignee(trx, p, body.assignee);
+      const at = this.now();
+      const status = body.status ?? 'open';
+      const severity = body.severity ?? 'medium';
+      const row: Omit<IncidentRow, 'version' | 'ioc_count'> = {
+        id: this.deps.newId(),
+        organization_id: p.organization.id,
+        title: body.title,
+        description: body.description ?? '',
+        status,
+        severity,
+        severity_rank: SEVERITY_RANK[severity],
+        tlp: body.tlp ?? 'amber',
+        tags: JSON.stringify(body.tags ?? []),
+        assignee_id: body.assignee?.toLowerCase() ?? null,
+        source_alert_id: null,
+        created_by: p.user.id,
+        created_at: at,
+        updated_at: at,
+        resolved_at: status === 'resolved' || status === 'closed' ? at : null,
+        closed_at: status === 'closed' ? at : null,
+      };
+      await this.repo.insertIncident(trx, row);
+      const created = { title: row.title, status, severity, tlp: row.tlp, tags: body.tags ?? [], assignee: row.assignee_id };
+      await this.repo.insertEvents(trx, [
+        { id: this.deps.newId(), organization_id: p.organization.id, incident_id: row.id, kind: 'created', actor_id: p.user.id, changes: created, ioc_id: null, created_at: at },
+      ]);
+      await this.audit.record(trx, { organizationId: p.organization.id, actorId: p.user.id, action: 'incident.created', targetType: 'incident', targetId: row.id, ip: ctx.ip, changes: created });
+      const incident = await this.get(p, row.id, trx);
+      if (good.length) await this.addIocs(trx, ctx, incident, good);
+      return this.get(p, row.id, trx);
+    });
+  }
+
+  async update(
+    ctx: Ctx,
+    id: string,
+    patch: { title?: string; description?: string; status?: Status; severity?: Severity; tlp?: Tlp; tags?: string[]; assignee?: string | null },
+    assertVersion: (v: number) => void,
+  ) {
+    const { p } = ctx;
+    return this.db.transaction().execute(async (trx) => {
+      const current = await this.get(p, id, trx);
+      assertVersion(current.version);
+      const before = presentIncident(current);
+      const next = { ...patch, assignee: patch.assignee === undefined ? undefined : (patch.assignee?.toLowerCase() ?? null) };
+      const changes = diff(before as unknown as Record<string, unknown>, next);
+      if (Object.keys(changes).length === 0) return current;
+      if (changes.assignee) await this.assertAssignee(trx, p, next.assignee);
+      const at = this.now();
+      const set: Partial<IncidentRow> = { updated_at: at };
+      if (next.title !== undefined) set.title = next.title;
+      if (next.description !== undefined) set.description = next.description;
+      if (next.severity !== undefined) {
+        set.severity = next.severity;
+        set.severity_rank = SEVERITY_RANK[next.severity];
+      }
+      if (next.tlp !== undefined) set.tlp = next.tlp;
+      if (next.tags !== undefined) set.tags = JSON.stringify(next.tags);
+      if (next.assignee !== undefined) set.assignee_id = next.assignee;
+      if (changes.status && next.status) {
+        const from = current.status as Status;
+        const allowed = TRANSITIONS[from];
+        if (!allowed.includes(next.status)) {
+          throw new AppError('invalid_transition', 409, `Cannot go from ${from} to ${next.status}; allowed: ${allowed.join(', ')}.`, { body: { allowed } });
+        }
+        set.status = next.status;
+        if (next.status === 'resolved') set.resolved_at = at;
+        if (next.status === 'closed') {
+          set.closed_at = at;
+        }
+        if (next.status === 'open') {
+          set.resolved_at = null;
+          set.closed_at = null;
+        }
+        if (set.resolved_at !== undefined) changes.resolved_at = { from: current.resolved_at, to: set.resolved_at };
+        if (set.closed_at !== undefined) changes.closed_at = { from: current.closed_at, to: set.closed_at };
+      }
+      await this.repo.updateIncident(trx, id, set);
+      await this.repo.insertEvents(trx, [
+        { id: this.deps.newId(), organization_id: p.organization.id, incident_id: id, kind: 'updated', actor_id: p.user.id, changes, ioc_id: null, created_at: at },
+      ]);
+      await this.audit.record(trx, { organizationId: p.organization.id, actorId: p.user.id, action: 'incident.updated', targetType: 'incident', targetId: id, ip: ctx.ip, changes });
+      return this.get(p, id, trx);
+    });
+  }
+
+  async remove(ctx: Ctx, id: string) {
+    await this.db.transaction().execute(async (trx) => {
+      const current = await this.get(ctx.p, id, trx);
+      await this.repo.deleteIncident(trx, id);
+      await this.audit.record(trx, {
+        organizationId: ctx.p.organization.id,
+        actorId: ctx.p.user.id,
+        action: 'incident.deleted',
+        targetType: 'incident',
+        targetId: id,
+        ip: ctx.ip,
+        changes: { title: current.title, ioc_count: current.ioc_count },
+      });
+    });
+  }
+
+  // --- IOCs ---
+
+  async listIocs(request: FastifyRequest, p: Principal, incidentId: string, query: ListQuery) {
+    await this.get(p, incidentId);
+    const qb = iocListing.filter(this.repo.selectIocs(this.db, p.organization.id).where('incident_id', '=', incidentId), query, { dialect: this.deps.database.dialect });
+    return iocListing.page(request, qb, query, presentIoc);
+  }
+
+  async addOneIoc(ctx: Ctx, incidentId: string, body: unknown): Promise<IocRow> {
+    const { good, rejected } = this.normaliseIocs([body], () => '');
+    if (rejected.length) throw validation(rejected[0]!.errors);
+    return this.db.transaction().execute(async (trx) => {
+      const incident = await this.get(ctx.p, incidentId, trx);
+      const { rows } = await this.addIocs(trx, ctx, incident, good);
+      if (rows.length === 0) throw conflict(`This incident already has the ${good[0]!.input.type} ${good[0]!.value}.`, 'duplicate');
+      return rows[0] as IocRow;
+    });
+  }
+
+  async addManyIocs(ctx: Ctx, incidentId: string, items: unknown[]) {
+    if (items.length > MAX_BULK_IOCS) throw validation([{ field: 'body', message: `at most ${MAX_BULK_IOCS} IOCs per request` }]);
+    const { good, rejected } = this.normaliseIocs(items, () => '');
+    return this.db.transaction().execute(async (trx) => {
+      const incident = await this.get(ctx.p, incidentId, trx);
+      const { rows, duplicates } = await this.addIocs(trx, ctx, incident, good);
+      return { created: rows.length, duplicates, rejected };
+    });
+  }
+
+  async getIoc(p: Principal, incidentId: string, id: string, db: Kysely<DB> = this.db): Promise<IocRow> {
+    const row = await this.repo.findIoc(db, p.organization.id, incidentId, id);
+    if (!row) throw notFound('No such IOC.');
+    return row;
+  }
+
+  async updateIoc(
+    ctx: Ctx,
+    incidentId: string,
+    id: string,
+    patch: { description?: string; tlp?: Tlp; tags?: string[]; first_seen?: string | null; last_seen?: string | null },
+    assertVersion: (v: number) => void,
+  ) {
+    return this.db.transaction().execute(async (trx) => {
+      const current = await this.getIoc(ctx.p, incidentId, id, trx);
+      assertVersion(current.version);
+      const changes = diff(presentIoc(current) as unknown as Record<string, unknown>, patch);
+      if (Object.keys(changes).length === 0) return current;
+      const at = this.now();
+      await this.repo.updateIoc(trx, id, {
+        ...(patch.description !== undefined && { description: patch.description }),
+        ...(patch.tlp !== undefined && { tlp: patch.tlp }),
+        ...(patch.tags !== undefined && { tags: JSON.stringify(patch.tags) }),
+        ...(patch.first_seen !== undefined && { first_seen: patch.first_seen }),
+        ...(patch.last_seen !== undefined && { last_seen: patch.last_seen }),
+        updated_at: at,
+      });
+      await this.audit.record(trx, { organizationId: ctx.p.organization.id, actorId: ctx.p.user.id, action: 'ioc.updated', targetType: 'ioc', targetId: id, ip: ctx.ip, changes });
+      return this.getIoc(ctx.p, incidentId, id, trx);
+    });
+  }
+
+  async removeIoc(ctx: Ctx, incidentId: string, id: string) {
+    await this.db.transaction().execute(async (trx) => {
+      const ioc = await this.getIoc(ctx.p, incidentId, id, trx);
+      const at = this.now();
+      await this.repo.deleteIoc(trx, id);
+      await this.repo.adjustIocCount(trx, incidentId, -1, at);
+      await this.repo.insertEvents(trx, [
+        { id: this.deps.newId(), organization_id: ctx.p.organization.id, incident_id: incidentId, kind: 'ioc_removed', actor_id: ctx.p.user.id, changes: { type: ioc.type, value: ioc.value }, ioc_id: id, created_at: at },
+      ]);
+      await this.audit.record(trx, { organizationId: ctx.p.organization.id, actorId: ctx.p.user.id, action: 'ioc.deleted', targetType: 'ioc', targetId: id, ip: ctx.ip, changes: { type: ioc.type, value: ioc.value } });
+    });
+  }
+
+  async correlate(request: FastifyRequest, p: Principal, query: ListQuery) {
+    const qb = correlationListing.filter(this.repo.selectCorrelated(this.db, p.organization.id), query, { dialect: this.deps.database.dialect });
+    return correlationListing.page(request, qb, query, (r: IocRow & { incident_title: string; incident_status: string }) => ({
+      ...presentIoc(r),
+      incident: { id: r.incident_id, title: r.incident_title, status: r.incident_status as Status },
+    }));
+  }
+
+  // --- events and comments ---
+
+  async listEvents(request: FastifyRequest, p: Principal, incidentId: string, query: ListQuery) {
+    await this.get(p, incidentId);
+    const qb = eventListing.filter(this.repo.selectEvents(this.db, p.organization.id, incidentId), query, { dialect: this.deps.database.dialect });
+    return eventListing.page(request, qb, query, (r: { id: string; kind: string; actor_id: string | null; changes: string; ioc_id: string | null; created_at: string }) => ({
+      id: r.id,
+      kind: r.kind as 'created',
+      actor: r.actor_id,
+      changes: JSON.parse(r.changes) as Record<string, unknown>,
+      ioc: r.ioc_id,
+      created_at: r.created_at,
+    }));
+  }
+
+  async listComments(request: FastifyRequest, p: Principal, incidentId: string, query: ListQuery) {
+    await this.get(p, incidentId);
+    const qb = commentListing.filter(this.repo.selectComments(this.db, p.organization.id, incidentId), query, { dialect: this.deps.database.dialect });
+    return commentListing.page(request, qb, query, presentComment);
+  }
+
+  async addComment(ctx: Ctx, incidentId: string, body: string) {
+    requireRole(ctx.p, 'analyst');
+    return this.db.transaction().execute(async (trx) => {
+      await this.get(ctx.p, incidentId, trx);
+      const at = this.now();
+      const row = { id: this.deps.newId(), organization_id: ctx.p.organization.id, incident_id: incidentId, author_id: ctx.p.user.id, body, created_at: at };
+      await this.repo.insertComment(trx, row);
+      await this.repo.insertEvents(trx, [
+        { id: this.deps.newId(), organization_id: ctx.p.organization.id, incident_id: incidentId, kind: 'comment_added', actor_id: ctx.p.user.id, changes: { comment: row.id }, ioc_id: null, created_at: at },
+      ]);
+      await this.audit.record(trx, { organizationId: ctx.p.organization.id, actorId: ctx.p.user.id, action: 'comment.created', targetType: 'incident', targetId: incidentId, ip: ctx.ip, changes: { comment: row.id } });
+      return presentComment(row);
+    });
+  }
+
+  async allIocs(p: Principal, incidentId: string) {
+    return this.repo.allIocs(this.db, p.organization.id, incidentId);
+  }
+
+  async stats(p: Principal) {
+    const { grouped, mttr } = await this.repo.stats(this.db, p.organization.id);
+    const by_status = Object.fromEntries(STATUSES.map((s) => [s, 0])) as Record<string, number>;
+    const by_severity = Object.fromEntries(SEVERITIES.map((s) => [s, 0])) as Record<string, number>;
+    let open = 0;
+    for (const g of grouped) {
+      by_status[g.status] = (by_status[g.status] ?? 0) + g.n;
+      by_severity[g.severity] = (by_severity[g.severity] ?? 0) + g.n;
+      if (g.status !== 'resolved' && g.status !== 'closed') open += g.n;
+    }
+    return { by_status, by_severity, open, mean_time_to_resolve_seconds: mttr === null ? null : Math.round(mttr * 1000) / 1000 };
+  }
+
+  countOpen(db: Kysely<DB>, orgId: string) {
+    return this.repo.countOpen(db, orgId);
+  }
+}
+
+function presentComment(r: { id: string; author_id: string | null; body: string; created_at: string }) {
+  return { id: r.id, author: r.author_id, body: r.body, created_at: r.created_at };
+}
+
+/** TypeBox's errors in the shape of the API's field errors (its unknown-property errors come as `boolean`). */
+export function typeboxErrors(errors: Array<{ keyword: string; instancePath: string; params: Record<string, unknown>; message?: string }>): FieldError[] {
+  const mapped = errors
+    .filter((e) => e.keyword !== 'additionalProperties')
+    .flatMap((e) => {
+      if (e.keyword === 'boolean') {
+        return [{ ...e, keyword: 'additionalProperties', instancePath: e.instancePath.replace(/\/[^/]*$/, ''), params: { additionalProperty: e.instancePath.split('/').pop() } }];
+      }
+      if (e.keyword === 'required' && Array.isArray(e.params.requiredProperties)) {
+        return (e.params.requiredProperties as string[]).map((missingProperty) => ({ ...e, params: { missingProperty } }));
+      }
+      return [e];
+    });
+  return fieldErrors(mapped);
+}
