@@ -14,6 +14,9 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
+import { CompiledQuery } from 'kysely';
+import { loadConfig } from '../src/config.js';
+import { createDeps } from '../src/deps.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
@@ -39,14 +42,18 @@ function freePort(): Promise<number> {
   });
 }
 
-async function startServer(name: string, env: Record<string, string>): Promise<Server> {
-  const port = await freePort();
+function databaseUrl(name: string): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), `threatmon-bench-${name}-`));
+  return process.env.BENCH_PG_URL ?? `sqlite:${path.join(dir, 'bench.db')}`;
+}
+
+async function startServer(name: string, env: Record<string, string>, dbUrl = databaseUrl(name)): Promise<Server> {
+  const port = await freePort();
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve'], {
     cwd: ROOT,
     env: {
       ...process.env,
-      THREATMON_DATABASE_URL: process.env.BENCH_PG_URL ?? `sqlite:${path.join(dir, 'bench.db')}`,
+      THREATMON_DATABASE_URL: dbUrl,
       THREATMON_PORT: String(port),
       THREATMON_LOG_LEVEL: 'warn',
       THREATMON_ADMIN_PASSWORD: ADMIN_PASSWORD,
@@ -104,7 +111,7 @@ async function load(scenario: string, opts: autocannon.Options): Promise<Result>
     errors: r.errors,
   };
   console.log(
-    `${scenario.padEnd(28)} ${String(result.requests_per_sec).padStart(7)} req/s   p50 ${String(result.latency_p50_ms).padStart(4)} ms   p99 ${String(result.latency_p99_ms).padStart(4)} ms   non-2xx ${result.non_2xx}`,
+    `${scenario.padEnd(50)} ${String(result.requests_per_sec).padStart(7)} req/s   p50 ${String(result.latency_p50_ms).padStart(4)} ms   p99 ${String(result.latency_p99_ms).padStart(4)} ms   non-2xx ${result.non_2xx}`,
   );
   return result;
 }
@@ -119,7 +126,64 @@ async function seedUsers(server: Server, n: number) {
   }
 }
 
+async function explainIncidentList(dbUrl: string) {
+  const deps = createDeps(loadConfig({ ...process.env, THREATMON_DATABASE_URL: dbUrl }));
+  try {
+    const org = await deps.database.db.selectFrom('organizations').select('id').where('name', '=', 'Default').executeTakeFirstOrThrow();
+    const base = deps.database.db
+      .selectFrom('incidents')
+      .where('organization_id', '=', org.id)
+      .where('status', 'in', ['open', 'investigating'])
+      .where('severity', 'in', ['high']);
+    const page = base.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(50).compile();
+    // The API counts these filters from incident_counters, not from the incidents table.
+    const count = deps.database.db
+      .selectFrom('incident_counters')
+      .select((eb) => eb.fn.sum('n').as('n'))
+      .where('organization_id', '=', org.id)
+      .where('status', 'in', ['open', 'investigating'])
+      .where('severity', 'in', ['high'])
+      .compile();
+    const prefix = deps.database.dialect === 'sqlite' ? 'explain query plan ' : 'explain ';
+    for (const [label, q] of [['count', count], ['page', page]] as const) {
+      const r = await deps.database.db.executeQuery(CompiledQuery.raw(prefix + q.sql, [...q.parameters]));
+      const lines = (r.rows as Array<Record<string, unknown>>).map((row) => String(row.detail ?? row['QUERY PLAN']));
+      console.log(`  plan (${label}): ${lines.join(' | ')}`);
+    }
+  } finally {
+    await deps.database.close();
+  }
+}
+
 const scenarios: Record<string, () => Promise<Result[]>> = {
+  async incidents() {
+    const dbUrl = databaseUrl('incidents');
+    const n = Number(process.env.BENCH_INCIDENTS ?? 100_000);
+    const seed = spawn(process.execPath, ['--import', 'tsx', 'bench/seed-incidents.ts', String(n)], {
+      cwd: ROOT,
+      env: { ...process.env, THREATMON_DATABASE_URL: dbUrl, THREATMON_ADMIN_PASSWORD: ADMIN_PASSWORD, THREATMON_LOG_LEVEL: 'warn' },
+      stdio: ['ignore', 'inherit', 'inherit'],
+    });
+    await new Promise((resolve, reject) => seed.on('exit', (code) => (code === 0 ? resolve(null) : reject(new Error(`seed failed: ${code}`)))));
+    await explainIncidentList(dbUrl);
+    const s = await startServer('incidents', {}, dbUrl);
+    try {
+      const auth = { authorization: `Bearer ${s.token}` };
+      const one = (await (await fetch(`${s.url}/api/v1/incidents/?page_size=1`, { headers: auth })).json()) as { results: Array<{ id: string }> };
+      return [
+        await load(`GET /incidents/?status=open,investigating&severity=high (${n})`, { url: `${s.url}/api/v1/incidents/?status=open,investigating&severity=high`, headers: auth }),
+        await load('GET /incidents/<uuid>/', { url: `${s.url}/api/v1/incidents/${one.results[0]!.id}/`, headers: auth }),
+        await load('POST /incidents/', {
+          url: `${s.url}/api/v1/incidents/`,
+          method: 'POST',
+          headers: { ...auth, 'content-type': 'application/json' },
+          body: JSON.stringify({ title: 'Bench incident', severity: 'high', tags: ['bench'] }),
+        }),
+      ];
+    } finally {
+      await stop(s);
+    }
+  },
   async health() {
     const s = await startServer('health', {});
     try {

@@ -53,6 +53,7 @@ export interface DB {
   refresh_tokens: RefreshTokensTable;
   audit_log: AuditLogTable;
   incidents: IncidentsTable;
+  incident_counters: IncidentCountersTable;
   iocs: IocsTable;
   incident_events: IncidentEventsTable;
   incident_comments: IncidentCommentsTable;
@@ -78,6 +79,13 @@ export interface IncidentsTable {
   updated_at: string;
   resolved_at: string | null;
   closed_at: string | null;
+}
+
+export interface IncidentCountersTable {
+  organization_id: string;
+  status: string;
+  severity: string;
+  n: number;
 }
 
 export interface IocsTable {

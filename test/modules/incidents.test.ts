@@ -347,6 +347,24 @@ describe('incidents', () => {
       await t2.close();
     });
 
+    it('keeps counted totals equal to a real count through creates, status and severity changes and deletes', async () => {
+      const t4 = await buildTestApp();
+      const o = await t4.createOrg('enterprise', 'counters');
+      const ids: string[] = [];
+      for (const severity of ['low', 'high', 'high', 'critical']) {
+        ids.push(json(await t4.as(o.owner, { method: 'POST', url: '/api/v1/incidents/', payload: { title: severity, severity } })).id);
+      }
+      await t4.as(o.owner, { method: 'PATCH', url: `/api/v1/incidents/${ids[0]}/`, payload: { status: 'investigating', severity: 'high' } });
+      await t4.as(o.owner, { method: 'PATCH', url: `/api/v1/incidents/${ids[1]}/`, payload: { status: 'closed' } });
+      await t4.as(o.owner, { method: 'DELETE', url: `/api/v1/incidents/${ids[2]}/` });
+      for (const qs of ['', '?status=open', '?severity=high', '?status=open,investigating&severity=high', '?status=closed', '?severity=low']) {
+        const page = json(await t4.as(o.owner, { method: 'GET', url: `/api/v1/incidents/${qs}` }));
+        expect(page.count, qs).toBe(page.results.length);
+      }
+      expect(json(await t4.as(o.owner, { method: 'GET', url: '/api/v1/incidents/?severity=high' })).count).toBe(2);
+      await t4.close();
+    });
+
     it('computes the mean time to resolve', async () => {
       const t3 = await buildTestApp();
       const o = await t3.createOrg('enterprise', 'mttr');

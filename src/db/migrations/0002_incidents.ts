@@ -34,6 +34,17 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.createIndex('incidents_org_status_sev_idx').on('incidents').columns(['organization_id', 'status', 'severity']).execute();
   await db.schema.createIndex('incidents_org_updated_idx').on('incidents').columns(['organization_id', 'updated_at', 'id']).execute();
 
+  // Incidents per (organization, status, severity), kept in the same transaction as every change:
+  // list counts for status/severity filters and the stats read these instead of scanning.
+  await db.schema
+    .createTable('incident_counters')
+    .addColumn('organization_id', id, (c) => c.notNull().references('organizations.id').onDelete('cascade'))
+    .addColumn('status', 'text', (c) => c.notNull())
+    .addColumn('severity', 'text', (c) => c.notNull())
+    .addColumn('n', 'integer', (c) => c.notNull())
+    .addPrimaryKeyConstraint('incident_counters_pk', ['organization_id', 'status', 'severity'])
+    .execute();
+
   await db.schema
     .createTable('iocs')
     .addColumn('id', id, (c) => c.primaryKey())
@@ -83,5 +94,5 @@ export async function up(db: Kysely<any>): Promise<void> {
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  for (const t of ['incident_comments', 'incident_events', 'iocs', 'incidents']) await db.schema.dropTable(t).execute();
+  for (const t of ['incident_comments', 'incident_events', 'iocs', 'incident_counters', 'incidents']) await db.schema.dropTable(t).execute();
 }

@@ -17,8 +17,27 @@ export class IncidentsRepository {
     return this.selectIncidents(db, orgId).where('id', '=', id).executeTakeFirst();
   }
 
-  insertIncident(db: Kysely<DB>, row: Omit<IncidentRow, 'version' | 'ioc_count'>) {
-    return db.insertInto('incidents').values(row).execute();
+  async insertIncident(db: Kysely<DB>, row: Omit<IncidentRow, 'version' | 'ioc_count'>) {
+    await db.insertInto('incidents').values(row).execute();
+    await this.count(db, row.organization_id, row.status, row.severity, 1);
+  }
+
+  /** Moves an incident between (status, severity) counters; call with the same transaction as the change. */
+  async count(db: Kysely<DB>, orgId: string, status: string, severity: string, delta: number) {
+    await db
+      .insertInto('incident_counters')
+      .values({ organization_id: orgId, status, severity, n: delta })
+      .onConflict((oc) => oc.columns(['organization_id', 'status', 'severity']).doUpdateSet((eb) => ({ n: eb('incident_counters.n', '+', eb.ref('excluded.n')) })))
+      .execute();
+  }
+
+  /** Incidents matching status/severity lists, from the counters (no scan). */
+  async countByStatusSeverity(db: Kysely<DB>, orgId: string, statuses: string[] | null, severities: string[] | null): Promise<number> {
+    let q = db.selectFrom('incident_counters').select((eb) => eb.fn.sum<number>('n').as('n')).where('organization_id', '=', orgId);
+    if (statuses) q = q.where('status', 'in', statuses);
+    if (severities) q = q.where('severity', 'in', severities);
+    const r = await q.executeTakeFirst();
+    return Number(r?.n ?? 0);
   }
 
   /** Every change bumps the version (the ETag). */
@@ -38,8 +57,9 @@ export class IncidentsRepository {
       .execute();
   }
 
-  deleteIncident(db: Kysely<DB>, id: string) {
-    return db.deleteFrom('incidents').where('id', '=', id).execute();
+  async deleteIncident(db: Kysely<DB>, row: IncidentRow) {
+    await db.deleteFrom('incidents').where('id', '=', row.id).execute();
+    await this.count(db, row.organization_id, row.status, row.severity, -1);
   }
 
   selectIocs(db: Kysely<DB>, orgId: string) {
@@ -122,12 +142,7 @@ export class IncidentsRepository {
   }
 
   async stats(db: Kysely<DB>, orgId: string) {
-    const grouped = await db
-      .selectFrom('incidents')
-      .select(['status', 'severity', (eb) => eb.fn.countAll().as('n')])
-      .where('organization_id', '=', orgId)
-      .groupBy(['status', 'severity'])
-      .execute();
+    const grouped = await db.selectFrom('incident_counters').select(['status', 'severity', 'n']).where('organization_id', '=', orgId).execute();
     const seconds =
       this.dialect === 'postgres'
         ? sql<number>`avg(extract(epoch from (resolved_at - created_at)))`
@@ -142,12 +157,6 @@ export class IncidentsRepository {
   }
 
   countOpen(db: Kysely<DB>, orgId: string) {
-    return db
-      .selectFrom('incidents')
-      .select((eb) => eb.fn.countAll().as('n'))
-      .where('organization_id', '=', orgId)
-      .where('status', 'not in', ['resolved', 'closed'])
-      .executeTakeFirstOrThrow()
-      .then((r) => Number(r.n));
+    return this.countByStatusSeverity(db, orgId, ['open', 'investigating', 'contained'], null);
   }
 }

@@ -175,7 +175,11 @@ export class IncidentsService {
 
   async list(request: FastifyRequest, p: Principal, query: ListQuery): Promise<Page<IncidentOut>> {
     const qb = incidentListing.filter(this.repo.selectIncidents(this.db, p.organization.id), query, { dialect: this.deps.database.dialect, userId: p.user.id });
-    return incidentListing.page(request, qb, query, presentIncident);
+    // With no filter but status/severity, the count comes from the counters instead of a scan.
+    const onlyCounted = Object.keys(query).every((k) => ['status', 'severity', 'page', 'page_size', 'ordering'].includes(k) || query[k] === undefined || query[k] === '');
+    const list = (v: unknown) => (v ? String(v).split(',').map((s) => s.trim()).filter(Boolean) : null);
+    const count = onlyCounted ? () => this.repo.countByStatusSeverity(this.db, p.organization.id, list(query.status), list(query.severity)) : undefined;
+    return incidentListing.page(request, qb, query, presentIncident, count);
   }
 
   async get(p: Principal, id: string, db: Kysely<DB> = this.db): Promise<IncidentRow> {
@@ -357,6 +361,10 @@ export class IncidentsService {
         if (set.closed_at !== undefined) changes.closed_at = { from: current.closed_at, to: set.closed_at };
       }
       await this.repo.updateIncident(trx, id, set);
+      if (set.status !== undefined || set.severity !== undefined) {
+        await this.repo.count(trx, p.organization.id, current.status, current.severity, -1);
+        await this.repo.count(trx, p.organization.id, set.status ?? current.status, set.severity ?? current.severity, 1);
+      }
       await this.repo.insertEvents(trx, [
         { id: this.deps.newId(), organization_id: p.organization.id, incident_id: id, kind: 'updated', actor_id: p.user.id, changes, ioc_id: null, created_at: at },
       ]);
@@ -368,7 +376,7 @@ export class IncidentsService {
   async remove(ctx: Ctx, id: string) {
     await this.db.transaction().execute(async (trx) => {
       const current = await this.get(ctx.p, id, trx);
-      await this.repo.deleteIncident(trx, id);
+      await this.repo.deleteIncident(trx, current);
       await this.audit.record(trx, {
         organizationId: ctx.p.organization.id,
         actorId: ctx.p.user.id,
