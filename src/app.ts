@@ -21,6 +21,8 @@ import { OrganizationsService } from './modules/organizations/organizations.serv
 import { IncidentsRepository } from './modules/incidents/incidents.repository.js';
 import { incidentsRoutes } from './modules/incidents/incidents.routes.js';
 import { IncidentsService } from './modules/incidents/incidents.service.js';
+import { leaksRoutes } from './modules/leaks/leaks.routes.js';
+import { LeaksService } from './modules/leaks/leaks.service.js';
 import { UsersRepository } from './modules/users/users.repository.js';
 import { usersRoutes } from './modules/users/users.routes.js';
 import { UsersService } from './modules/users/users.service.js';
@@ -37,6 +39,7 @@ export interface Services {
   orgs: OrganizationsService;
   auth: AuthService;
   incidents: IncidentsService;
+  leaks: LeaksService;
   unknownBearerHooks: UnknownBearerHook[];
 }
 
@@ -50,7 +53,10 @@ export function createServices(deps: AppDeps): Services {
   const auth = new AuthService(deps, tokens, usersRepo, users, audit, passwordPolicy);
   const incidents = new IncidentsService(deps, new IncidentsRepository(deps.database.dialect), audit);
   orgs.usageCounters.set('incidents_open', (db, orgId) => incidents.countOpen(db, orgId));
-  return { audit, tokens, passwordPolicy, users, orgs, auth, incidents, unknownBearerHooks: [] };
+  const leaks = new LeaksService(deps, audit);
+  // A new password found in the leak corpus is refused.
+  passwordPolicy.addBreachCheck((password, db) => leaks.isBreached(password, db));
+  return { audit, tokens, passwordPolicy, users, orgs, auth, incidents, leaks, unknownBearerHooks: [] };
 }
 
 declare module 'fastify' {
@@ -135,6 +141,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
         await secured.register(usersRoutes, { deps, users: services.users });
         await secured.register(auditRoutes, { deps });
         await secured.register(incidentsRoutes, { incidents: services.incidents });
+        await secured.register(leaksRoutes, { leaks: services.leaks });
       });
     },
     { prefix: API_PREFIX },

@@ -1,11 +1,13 @@
 import { type Kysely, type Migration, Migrator, PostgresAdapter, sql } from 'kysely';
 import * as m0001 from './migrations/0001_organizations_users.js';
 import * as m0002 from './migrations/0002_incidents.js';
+import * as m0003 from './migrations/0003_leaks.js';
 
 /** Listed in code, not read from a folder, so they run the same from src/ (tsx) and dist/. */
 const MIGRATIONS: Record<string, Migration> = {
   '0001_organizations_users': m0001,
   '0002_incidents': m0002,
+  '0003_leaks': m0003,
 };
 
 export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {

@@ -57,6 +57,10 @@ export interface DB {
   iocs: IocsTable;
   incident_events: IncidentEventsTable;
   incident_comments: IncidentCommentsTable;
+  leak_sources: LeakSourcesTable;
+  leak_records: LeakRecordsTable;
+  leak_counters: LeakCountersTable;
+  saved_searches: SavedSearchesTable;
 }
 
 export interface IncidentsTable {
@@ -123,4 +127,60 @@ export interface IncidentCommentsTable {
   author_id: string | null;
   body: string;
   created_at: string;
+}
+
+export interface LeakSourcesTable {
+  id: string;
+  name: string;
+  description: string;
+  breach_date: string | null;
+  discovered_at: string | null;
+  /** JSON array of data classes. */
+  data_classes: string;
+  is_verified: boolean | number;
+  record_count: Generated<number>;
+  version: Generated<number>;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface LeakRecordsTable {
+  id: string;
+  source_id: string;
+  email: string | null;
+  username: string | null;
+  username_lower: string | null;
+  domain: string | null;
+  domain_rev: string | null;
+  ip: string | null;
+  ip_key: string | null;
+  phone: string | null;
+  full_name: string | null;
+  password_sha1: string | null;
+  password_masked: string | null;
+  /** JSON object of strings. */
+  extra: string;
+  leaked_at: string | null;
+  fingerprint: string;
+  search_text: string;
+  created_at: string;
+}
+
+export interface LeakCountersTable {
+  key: string;
+  n: number;
+}
+
+export interface SavedSearchesTable {
+  id: string;
+  organization_id: string;
+  name: string;
+  /** JSON object of search parameters. */
+  query: string;
+  created_by: string | null;
+  version: Generated<number>;
+  created_at: string;
+  updated_at: string;
+  last_run_at: string | null;
+  last_result_count: number | null;
 }

@@ -47,6 +47,7 @@ export const docs = fp(
           { name: 'auth', description: 'Tokens and the current user' },
           { name: 'organizations', description: 'Your organization, its users and usage' },
           { name: 'audit', description: 'Audit log of every write' },
+          { name: 'leaks', description: 'The leak corpus: search, sources, ingestion, saved searches, statistics, pwned-passwords range' },
           { name: 'incidents', description: 'Incidents, their IOCs, timeline, comments and exports' },
           { name: 'service', description: 'Health and metrics' },
         ],

@@ -14,6 +14,8 @@ export interface ListContext {
   dialect: Dialect;
   /** The caller, for filters such as `assignee=me`. */
   userId?: string;
+  /** The whole query, for filters that depend on another parameter. */
+  query?: ListQuery;
 }
 
 export type FilterSpec =
@@ -155,7 +157,7 @@ export class Listing {
           qb = qb.where(ref(f.column), '=', Boolean(value));
           break;
         case 'custom':
-          qb = f.apply(qb, value, ctx);
+          qb = f.apply(qb, value, { ...ctx, query });
           break;
       }
     }

@@ -205,7 +205,8 @@ describe('incidents', () => {
       expect(iocRes.statusCode).toBe(201);
       const ioc = json(iocRes);
       expect(ioc.value).toBe('http://bad.example/x');
-      expect((await t.as(m.analyst, { method: 'DELETE', url: `/api/v1/incidents/${inc.id}/iocs/${ioc.id}/` })).statusCode).toBe(204);
+      expect((await t.as(m.analyst, { method: 'DELETE', url: `/api/v1/incidents/${inc.id}/iocs/${ioc.id}/` })).statusCode).toBe(403);
+      expect((await t.as(m.admin, { method: 'DELETE', url: `/api/v1/incidents/${inc.id}/iocs/${ioc.id}/` })).statusCode).toBe(204);
       const comment = await t.as(m.analyst, { method: 'POST', url: `/api/v1/incidents/${inc.id}/comments/`, payload: { body: 'Looking into it' } });
       expect(comment.statusCode).toBe(201);
       expect(json(comment)).toMatchObject({ author: m.analyst.id, body: 'Looking into it' });
@@ -215,7 +216,7 @@ describe('incidents', () => {
       const events = json(await get(`/incidents/${inc.id}/events/?ordering=created_at`)).results;
       expect(events.map((e: { kind: string }) => e.kind)).toEqual(['created', 'ioc_added', 'updated', 'ioc_added', 'ioc_removed', 'comment_added']);
       expect(events[2].changes).toEqual({ severity: { from: 'medium', to: 'critical' }, title: { from: 'timeline', to: 'timeline 2' } });
-      expect(events[4]).toMatchObject({ ioc: ioc.id, changes: { type: 'url', value: 'http://bad.example/x' }, actor: m.analyst.id });
+      expect(events[4]).toMatchObject({ ioc: ioc.id, changes: { type: 'url', value: 'http://bad.example/x' }, actor: m.admin.id });
       const comments = json(await get(`/incidents/${inc.id}/comments/`)).results;
       expect(comments).toHaveLength(1);
       expect(json(await get(`/incidents/${inc.id}/`)).ioc_count).toBe(1);

@@ -203,7 +203,7 @@ export class AuthService {
     if (!(await verifyPassword(p.user.password_hash, current))) {
       throw validation([{ field: 'current_password', message: 'is incorrect' }]);
     }
-    const errors = await this.policy.check(next, 'new_password', { username: p.user.username });
+    const errors = await this.policy.check(next, 'new_password', this.db, { username: p.user.username });
     if (errors.length) throw validation(errors);
     const hash = await hashPassword(next);
     await this.db.transaction().execute(async (trx) => {

@@ -1,4 +1,6 @@
 import { hash, verify } from '@node-rs/argon2';
+import type { Kysely } from 'kysely';
+import type { DB } from '../../db/schema.js';
 import type { FieldError } from '../../http/errors.js';
 
 // OWASP Password Storage Cheat Sheet: argon2id, m=19 MiB, t=2, p=1.
@@ -25,8 +27,12 @@ export async function verifyPassword(storedHash: string | null, password: string
   return verify(storedHash, password).catch(() => false);
 }
 
-/** Answers whether a password appears in the leak corpus; the leaks module plugs in here. */
-export type BreachCheck = (password: string) => Promise<boolean>;
+/**
+ * Answers whether a password appears in the leak corpus; the leaks module plugs in here. It runs on
+ * `db`, the caller's transaction when there is one (SQLite has a single connection: a query
+ * outside the open transaction would wait for it forever).
+ */
+export type BreachCheck = (password: string, db: Kysely<DB>) => Promise<boolean>;
 
 export class PasswordPolicy {
   private readonly breachChecks: BreachCheck[] = [];
@@ -36,7 +42,7 @@ export class PasswordPolicy {
   }
 
   /** Field errors for a new password (empty when acceptable). */
-  async check(password: string, field: string, context: { username?: string } = {}): Promise<FieldError[]> {
+  async check(password: string, field: string, db: Kysely<DB>, context: { username?: string } = {}): Promise<FieldError[]> {
     if (password.length < MIN_PASSWORD_LENGTH) {
       return [{ field, message: `must be at least ${MIN_PASSWORD_LENGTH} characters` }];
     }
@@ -44,7 +50,7 @@ export class PasswordPolicy {
       return [{ field, message: 'must not be the username' }];
     }
     for (const breached of this.breachChecks) {
-      if (await breached(password)) return [{ field, message: 'appears in a known breach' }];
+      if (await breached(password, db)) return [{ field, message: 'appears in a known breach' }];
     }
     return [];
   }

@@ -216,8 +216,8 @@ export const incidentsRoutes: FastifyPluginAsyncTypebox<{ incidents: IncidentsSe
   app.delete(
     '/incidents/:id/iocs/:iocId/',
     {
-      config: { minRole: 'analyst' },
-      schema: { tags, summary: 'Remove an IOC', description: 'Analyst or above; recorded in the timeline as ioc_removed.', params: IocParams, response: { 204: NoContent, ...errorResponses(401, 403, 404) } },
+      config: { minRole: 'admin' },
+      schema: { tags, summary: 'Remove an IOC', description: 'Admin or above (deleting is an admin right); recorded in the timeline as ioc_removed.', params: IocParams, response: { 204: NoContent, ...errorResponses(401, 403, 404) } },
     },
     async (request, reply) => {
       await incidents.removeIoc(ctx(request), request.params.id, request.params.iocId);

@@ -44,7 +44,7 @@ export class UsersService {
 
   /** Validates and inserts a user in `db` (the caller's transaction); used by the API, the CLI and bootstrap. */
   async insertUser(db: Kysely<DB>, orgId: string, input: NewUser, fieldPrefix = ''): Promise<User> {
-    const errors = await this.policy.check(input.password, `${fieldPrefix}password`, { username: input.username });
+    const errors = await this.policy.check(input.password, `${fieldPrefix}password`, db, { username: input.username });
     if (errors.length) throw validation(errors);
     if (await this.users.usernameTaken(db, input.username)) {
       throw conflict(`A user named "${input.username}" already exists.`, 'duplicate');

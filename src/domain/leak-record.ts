@@ -1,0 +1,271 @@
+import { createHash } from 'node:crypto';
+import ipaddr from 'ipaddr.js';
+import type { FieldError } from '../http/errors.js';
+import { normaliseCidr, normaliseDomain, normaliseEmail, normaliseIp } from './ioc.js';
+
+/** Leak records: validation, normalisation, fingerprints and search keys. Pure. */
+
+export const DATA_CLASSES = ['email', 'username', 'password', 'ip', 'phone', 'name', 'address', 'dob', 'other'] as const;
+export type DataClass = (typeof DATA_CLASSES)[number];
+
+export const RECORD_FIELDS = ['email', 'username', 'domain', 'ip', 'phone', 'full_name', 'password', 'password_sha1', 'extra', 'leaked_at'] as const;
+
+export interface NormalisedRecord {
+  email: string | null;
+  username: string | null;
+  username_lower: string | null;
+  domain: string | null;
+  domain_rev: string | null;
+  ip: string | null;
+  ip_key: string | null;
+  phone: string | null;
+  full_name: string | null;
+  password_sha1: string | null;
+  password_masked: string | null;
+  extra: Record<string, string>;
+  leaked_at: string | null;
+  fingerprint: string;
+  search_text: string;
+}
+
+export type RecordResult = { ok: true; record: NormalisedRecord } | { ok: false; errors: FieldError[] };
+
+/** First and last character kept, one `*` per character between; `****` below 4 characters. */
+export function maskPassword(password: string): string {
+  const chars = [...password];
+  if (chars.length < 4) return '****';
+  return `${chars[0]}${'*'.repeat(chars.length - 2)}${chars[chars.length - 1]}`;
+}
+
+export const sha1Hex = (s: string) => createHash('sha1').update(s, 'utf8').digest('hex').toUpperCase();
+
+/** "mail.example.com" -> "com.example.mail.": a domain and its subdomains share this prefix. */
+export function reverseDomain(domain: string): string {
+  return `${domain.split('.').reverse().join('.')}.`;
+}
+
+/** 32 hex digits of the 16-byte address; IPv4 as IPv4-mapped IPv6, so both families sort in one space. */
+export function ipKey(ip: string): string {
+  const addr = ipaddr.parse(ip);
+  const v6 = addr.kind() === 'ipv4' ? (addr as ipaddr.IPv4).toIPv4MappedAddress() : (addr as ipaddr.IPv6);
+  return Buffer.from(v6.toByteArray()).toString('hex');
+}
+
+/** [first, last] ip keys of a CIDR range (or of one address). */
+export function ipKeyRange(value: string): [string, string] | null {
+  if (!value.includes('/')) {
+    const n = normaliseIp(value);
+    return n.ok ? [ipKey(n.value), ipKey(n.value)] : null;
+  }
+  const c = normaliseCidr(value);
+  if (!c.ok) return null;
+  const [net, bitsText] = c.value.split('/') as [string, string];
+  const bits = Number(bitsText) + (net.includes(':') ? 0 : 96);
+  const first = Buffer.from(ipKey(net), 'hex');
+  const last = Buffer.from(first);
+  for (let bit = bits; bit < 128; bit++) last[bit >> 3]! |= 0x80 >> (bit & 7);
+  return [first.toString('hex'), last.toString('hex')];
+}
+
+export function normalisePhone(raw: string): string | null {
+  const trimmed = raw.trim();
+  const digits = trimmed.replace(/\D/g, '');
+  if (!/^\+?[\d\s().\-/]+$/.test(trimmed) || digits.length < 6 || digits.length > 20) return null;
+  return `${trimmed.startsWith('+') ? '+' : ''}${digits}`;
+}
+
+function words(...values: Array<string | null | undefined>): string {
+  const out = new Set<string>();
+  for (const v of values) {
+    if (!v) continue;
+    const lower = v.toLowerCase();
+    out.add(lower);
+    for (const w of lower.split(/[^\p{L}\p{N}]+/u)) if (w) out.add(w);
+  }
+  return [...out].join(' ');
+}
+
+const HEX40 = /^[0-9a-fA-F]{40}$/;
+
+/** Validates and normalises one ingested record; every problem is reported, by field. */
+export function normaliseRecord(input: unknown): RecordResult {
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) {
+    return { ok: false, errors: [{ field: 'record', message: 'must be a JSON object' }] };
+  }
+  const rec = input as Record<string, unknown>;
+  const errors: FieldError[] = [];
+  for (const key of Object.keys(rec)) {
+    if (!(RECORD_FIELDS as readonly string[]).includes(key)) errors.push({ field: key, message: 'unknown field' });
+  }
+  const str = (field: string, max: number): string | null => {
+    const v = rec[field];
+    if (v === undefined || v === null || v === '') return null;
+    if (typeof v !== 'string') {
+      errors.push({ field, message: 'must be a string' });
+      return null;
+    }
+    if (v.length > max) {
+      errors.push({ field, message: `must be at most ${max} characters` });
+      return null;
+    }
+    return v.trim() || null;
+  };
+
+  let email = str('email', 320);
+  if (email) {
+    const n = normaliseEmail(email);
+    if (n.ok) email = n.value;
+    else {
+      errors.push({ field: 'email', message: 'must be a valid e-mail address' });
+      email = null;
+    }
+  }
+  const username = str('username', 256);
+  let domain = str('domain', 253);
+  if (domain) {
+    const n = normaliseDomain(domain);
+    if (n.ok) domain = n.value;
+    else {
+      errors.push({ field: 'domain', message: n.error });
+      domain = null;
+    }
+  } else if (email) {
+    domain = email.slice(email.lastIndexOf('@') + 1);
+  }
+  let ip = str('ip', 64);
+  if (ip) {
+    const n = normaliseIp(ip);
+    if (n.ok) ip = n.value;
+    else {
+      errors.push({ field: 'ip', message: 'must be an IPv4 or IPv6 address' });
+      ip = null;
+    }
+  }
+  let phone = str('phone', 40);
+  if (phone) {
+    const n = normalisePhone(phone);
+    if (!n) errors.push({ field: 'phone', message: 'must be a phone number of 6 to 20 digits' });
+    phone = n;
+  }
+  const fullName = str('full_name', 256);
+
+  let sha1: string | null = null;
+  let masked: string | null = null;
+  const password = rec.password;
+  if (password !== undefined && password !== null && password !== '') {
+    if (typeof password !== 'string') errors.push({ field: 'password', message: 'must be a string' });
+    else if (password.length > 1024) errors.push({ field: 'password', message: 'must be at most 1024 characters' });
+    else {
+      sha1 = sha1Hex(password);
+      masked = maskPassword(password);
+    }
+  }
+  const givenSha1 = rec.password_sha1;
+  if (givenSha1 !== undefined && givenSha1 !== null && givenSha1 !== '') {
+    if (typeof givenSha1 !== 'string' || !HEX40.test(givenSha1)) errors.push({ field: 'password_sha1', message: 'must be 40 hexadecimal characters' });
+    else if (sha1 && sha1 !== givenSha1.toUpperCase()) errors.push({ field: 'password_sha1', message: 'does not match password' });
+    else sha1 = givenSha1.toUpperCase();
+  }
+
+  const extra: Record<string, string> = {};
+  if (rec.extra !== undefined && rec.extra !== null) {
+    if (typeof rec.extra !== 'object' || Array.isArray(rec.extra)) errors.push({ field: 'extra', message: 'must be an object of strings, numbers and booleans' });
+    else {
+      const entries = Object.entries(rec.extra as Record<string, unknown>);
+      if (entries.length > 50) errors.push({ field: 'extra', message: 'must have at most 50 keys' });
+      for (const [k, v] of entries) {
+        if (k.length === 0 || k.length > 64) errors.push({ field: `extra.${k}`, message: 'key must be 1-64 characters' });
+        else if (typeof v === 'string') extra[k] = v.length > 2048 ? (errors.push({ field: `extra.${k}`, message: 'must be at most 2048 characters' }), '') : v;
+        else if (typeof v === 'number' && Number.isFinite(v)) extra[k] = String(v);
+        else if (typeof v === 'boolean') extra[k] = String(v);
+        else errors.push({ field: `extra.${k}`, message: 'must be a string, number or boolean' });
+      }
+    }
+  }
+
+  let leakedAt: string | null = null;
+  const leaked = rec.leaked_at;
+  if (leaked !== undefined && leaked !== null && leaked !== '') {
+    const d = typeof leaked === 'string' && /^\d{4}-\d{2}-\d{2}/.test(leaked) ? new Date(/^\d{4}-\d{2}-\d{2}$/.test(leaked) ? `${leaked}T00:00:00Z` : leaked) : null;
+    if (!d || Number.isNaN(d.getTime())) errors.push({ field: 'leaked_at', message: 'must be an ISO 8601 date or timestamp' });
+    else leakedAt = d.toISOString();
+  }
+
+  if (!email && !username && !ip && !phone && !errors.some((e) => ['email', 'username', 'ip', 'phone'].includes(e.field))) {
+    errors.push({ field: 'record', message: 'needs at least one of email, username, ip, phone' });
+  }
+  if (errors.length) return { ok: false, errors };
+
+  const sortedExtra = Object.keys(extra)
+    .sort()
+    .map((k) => [k, extra[k]]);
+  const fingerprint = createHash('sha256')
+    .update(JSON.stringify([email, username, ip, phone, fullName, sha1, sortedExtra]))
+    .digest('hex');
+  return {
+    ok: true,
+    record: {
+      email,
+      username,
+      username_lower: username?.toLowerCase() ?? null,
+      domain,
+      domain_rev: domain ? reverseDomain(domain) : null,
+      ip,
+      ip_key: ip ? ipKey(ip) : null,
+      phone,
+      full_name: fullName,
+      password_sha1: sha1,
+      password_masked: masked,
+      extra,
+      leaked_at: leakedAt,
+      fingerprint,
+      search_text: words(email, username, domain, ip, phone, fullName, ...Object.values(extra)),
+    },
+  };
+}
+
+/** Data classes a record carries, for the statistics. */
+export function dataClassesOf(r: NormalisedRecord): DataClass[] {
+  const out: DataClass[] = [];
+  if (r.email) out.push('email');
+  if (r.username) out.push('username');
+  if (r.password_sha1) out.push('password');
+  if (r.ip) out.push('ip');
+  if (r.phone) out.push('phone');
+  if (r.full_name) out.push('name');
+  if (Object.keys(r.extra).length) out.push('other');
+  return out;
+}
+
+export interface FullTextTerm {
+  kind: 'word' | 'prefix' | 'phrase';
+  words: string[];
+}
+
+/** `q` as AND-ed terms: words, `prefix*`, `"a phrase"`; only letters and digits survive, so nothing reaches the engine's syntax. */
+export function parseFullText(q: string): FullTextTerm[] {
+  const terms: FullTextTerm[] = [];
+  const re = /"([^"]*)"|(\S+)/g;
+  for (let m = re.exec(q); m; m = re.exec(q)) {
+    if (m[1] !== undefined) {
+      const ws = m[1].toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean);
+      if (ws.length) terms.push({ kind: 'phrase', words: ws });
+      continue;
+    }
+    const raw = (m[2] as string).toLowerCase();
+    const prefix = raw.endsWith('*');
+    const ws = raw.split(/[^\p{L}\p{N}]+/u).filter(Boolean);
+    if (ws.length === 0) continue;
+    if (ws.length > 1) terms.push({ kind: 'phrase', words: ws });
+    else terms.push({ kind: prefix ? 'prefix' : 'word', words: ws });
+  }
+  return terms.slice(0, 20);
+}
+
+export function ftsQuery(terms: FullTextTerm[]): string {
+  return terms.map((t) => (t.kind === 'prefix' ? `"${t.words[0]}"*` : `"${t.words.join(' ')}"`)).join(' ');
+}
+
+export function tsQuery(terms: FullTextTerm[]): string {
+  return terms.map((t) => (t.kind === 'prefix' ? `${t.words[0]}:*` : t.kind === 'phrase' ? `(${t.words.join(' <-> ')})` : t.words[0])).join(' & ');
+}

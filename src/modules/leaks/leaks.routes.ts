@@ -1,0 +1,253 @@
+import type { Readable } from 'node:stream';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { principalOf } from '../../http/auth.js';
+import { assertIfMatch, etagOf, notModified } from '../../http/etag.js';
+import { AppError, validation } from '../../http/errors.js';
+import { PageSchema } from '../../http/listing.js';
+import { errorResponses, IdParams } from '../../http/schemas.js';
+import { leakSearch, SavedQuerySchema } from './leaks.search.js';
+import { IngestResultSchema, LeakRecordSchema, LeakSourceCreateSchema, LeakSourcePatchSchema, LeakSourceSchema, SavedSearchSchema, StatsSchema } from './leaks.schemas.js';
+import { type LeaksService, presentSource, savedSearchListing, sourceListing } from './leaks.service.js';
+import { ndjsonItems } from './ndjson.js';
+
+export const INGEST_BODY_LIMIT = 64 * 1024 * 1024;
+export const MAX_JSON_RECORDS = 10_000;
+const tags = ['leaks'];
+const NoContent = Type.Null({ description: 'Deleted.' });
+
+export const leaksRoutes: FastifyPluginAsyncTypebox<{ leaks: LeaksService }> = async (app, { leaks }) => {
+  // NDJSON bodies reach the handler as a stream, parsed line by line as they arrive.
+  app.addContentTypeParser('application/x-ndjson', (_request, payload, done) => done(null, payload));
+  const actor = (request: { ip: string }) => ({ p: principalOf(request as never), ip: request.ip });
+
+  app.get(
+    '/leaks/search/',
+    {
+      schema: {
+        tags,
+        summary: 'Search the leak corpus',
+        description:
+          'At least one of q, email, domain, username, ip, phone, source is required (400 otherwise). Criteria combine with AND. `domain` includes subdomains unless `exact_domain=true`; `ip` takes an address or a CIDR range. The count is exact. Default order `-created_at`.',
+        querystring: leakSearch.querystring,
+        response: { 200: PageSchema(LeakRecordSchema), ...errorResponses(400, 401, 404) },
+      },
+    },
+    async (request) => leaks.search(request, request.query),
+  );
+
+  app.get(
+    '/leaks/records/:id/',
+    { schema: { tags, summary: 'One leak record', params: IdParams, response: { 200: LeakRecordSchema, ...errorResponses(401, 404) } } },
+    async (request) => leaks.getRecord(request.params.id),
+  );
+
+  app.get(
+    '/leaks/stats/',
+    {
+      schema: {
+        tags,
+        summary: 'Corpus statistics',
+        description: 'Kept up to date on every ingestion and deletion, so they answer at once on a large corpus. `organization` holds your monitoring figures.',
+        response: { 200: StatsSchema, ...errorResponses(401) },
+      },
+    },
+    async (request) => leaks.stats(principalOf(request)),
+  );
+
+  app.get(
+    '/leaks/passwords/range/:prefix/',
+    {
+      schema: {
+        tags,
+        summary: 'Pwned-passwords range (k-anonymity)',
+        description:
+          "The Have I Been Pwned range API's format: `text/plain`, one `SUFFIX:COUNT` line (CRLF-separated) per password SHA-1 in the corpus that starts with the 5 hex digits of the prefix; SUFFIX is the other 35 upper-case hex digits. Only the prefix leaves the client. Anything but exactly 5 hex digits: 400.",
+        params: Type.Object({ prefix: Type.String({ description: 'First 5 hex digits of the SHA-1 of the password.' }) }),
+        response: { 200: { description: 'SUFFIX:COUNT lines.', content: { 'text/plain': { schema: Type.String() } } }, ...errorResponses(400, 401) },
+      },
+    },
+    async (request, reply) => {
+      const { prefix } = request.params;
+      if (!/^[0-9A-Fa-f]{5}$/.test(prefix)) throw validation([{ field: 'prefix', message: 'must be exactly 5 hexadecimal characters' }]);
+      const body = await leaks.passwordRange(prefix);
+      reply.type('text/plain; charset=utf-8');
+      return reply.serializer((x: unknown) => x as string).send(body);
+    },
+  );
+
+  // --- sources ---
+
+  app.get(
+    '/leaks/sources/',
+    {
+      schema: { tags, summary: 'Leak sources', description: 'Search looks in name and description.', querystring: sourceListing.querystring, response: { 200: PageSchema(LeakSourceSchema), ...errorResponses(400, 401, 404) } },
+    },
+    async (request) => leaks.listSources(request, request.query),
+  );
+
+  app.post(
+    '/leaks/sources/',
+    {
+      config: { staffOnly: true },
+      schema: { tags, summary: 'Add a leak source (staff)', body: LeakSourceCreateSchema, response: { 201: LeakSourceSchema, ...errorResponses(400, 401, 403, 409, 415) } },
+    },
+    async (request, reply) => {
+      const row = await leaks.createSource(actor(request), request.body);
+      reply.code(201).header('etag', etagOf(row.version));
+      return presentSource(row);
+    },
+  );
+
+  app.get(
+    '/leaks/sources/:id/',
+    { schema: { tags, summary: 'One leak source', params: IdParams, response: { 200: LeakSourceSchema, 304: Type.Null({ description: 'Not modified.' }), ...errorResponses(401, 404) } } },
+    async (request, reply) => {
+      const row = await leaks.getSource(request.params.id);
+      if (notModified(request, reply, row.version)) return reply;
+      return presentSource(row);
+    },
+  );
+
+  app.patch(
+    '/leaks/sources/:id/',
+    {
+      config: { staffOnly: true },
+      schema: { tags, summary: 'Update a leak source (staff)', params: IdParams, body: LeakSourcePatchSchema, response: { 200: LeakSourceSchema, ...errorResponses(400, 401, 403, 404, 409, 412, 415) } },
+    },
+    async (request, reply) => {
+      const row = await leaks.updateSource(actor(request), request.params.id, request.body, (v) => assertIfMatch(request, v));
+      reply.header('etag', etagOf(row.version));
+      return presentSource(row);
+    },
+  );
+
+  app.delete(
+    '/leaks/sources/:id/',
+    {
+      config: { staffOnly: true },
+      schema: { tags, summary: 'Delete a leak source and its records (staff)', description: 'Records go in batches, each its own transaction, so the API keeps answering meanwhile.', params: IdParams, response: { 204: NoContent, ...errorResponses(401, 403, 404) } },
+    },
+    async (request, reply) => {
+      await leaks.deleteSource(actor(request), request.params.id);
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.post(
+    '/leaks/sources/:id/records/',
+    {
+      config: { staffOnly: true },
+      bodyLimit: INGEST_BODY_LIMIT,
+      // Records are validated one by one by the ingestion, so one bad record rejects only itself.
+      validatorCompiler: () => () => true,
+      schema: {
+        tags,
+        summary: 'Ingest leak records (staff)',
+        description:
+          'Body: a JSON array of at most 10,000 records, or an `application/x-ndjson` stream of any length (64 MiB per request), parsed as it arrives and stored in batches of 1,000, each in its own transaction. Record fields: email, username, domain, ip, phone, full_name, password or password_sha1, extra (object of strings, numbers, booleans), leaked_at. A record needs one of email, username, ip, phone. Plaintext passwords are never stored: only their SHA-1 and a mask. Idempotent: a record with the same fingerprint in the same source counts as a duplicate.',
+        params: IdParams,
+        body: Type.Array(Type.Record(Type.String(), Type.Unknown()), { maxItems: MAX_JSON_RECORDS, description: 'The records (or an NDJSON stream of them).' }),
+        response: { 200: IngestResultSchema, ...errorResponses(400, 401, 403, 404, 413, 415) },
+      },
+    },
+    async (request, reply) => {
+      const { id } = request.params as { id: string };
+      if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) return reply.callNotFound();
+      const body = request.body as unknown;
+      const who = actor(request);
+      if (Array.isArray(body)) {
+        if (body.length > MAX_JSON_RECORDS) throw validation([{ field: 'body', message: `at most ${MAX_JSON_RECORDS} records per JSON array; stream more as application/x-ndjson` }]);
+        return leaks.ingest(id, body.map((value, index) => ({ index, value })), who);
+      }
+      if (body && typeof (body as Readable).pipe === 'function') {
+        await leaks.getSource(id);
+        return leaks.ingest(id, ndjsonItems(body as Readable, INGEST_BODY_LIMIT), who);
+      }
+      throw new AppError('validation_error', 400, 'body: must be a JSON array of records or an NDJSON stream', { errors: [{ field: 'body', message: 'must be a JSON array of records' }] });
+    },
+  );
+
+  // --- saved searches ---
+
+  app.get(
+    '/leaks/saved-searches/',
+    { schema: { tags, summary: 'Saved searches of your organization', querystring: savedSearchListing.querystring, response: { 200: PageSchema(SavedSearchSchema), ...errorResponses(400, 401, 404) } } },
+    async (request) => leaks.listSaved(request, principalOf(request), request.query),
+  );
+
+  const SavedCreate = Type.Object({ name: Type.String({ minLength: 1, maxLength: 200, description: 'Name.' }), query: SavedQuerySchema }, { additionalProperties: false });
+  const SavedPatch = Type.Object({ name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })), query: Type.Optional(SavedQuerySchema) }, { additionalProperties: false });
+
+  app.post(
+    '/leaks/saved-searches/',
+    {
+      config: { minRole: 'analyst' },
+      schema: {
+        tags,
+        summary: 'Save a search',
+        description: 'Analyst or above. `query` takes the /leaks/search/ parameters and is validated like a search; unknown keys are refused.',
+        body: SavedCreate,
+        response: { 201: SavedSearchSchema, ...errorResponses(400, 401, 403, 415) },
+      },
+    },
+    async (request, reply) => {
+      const row = await leaks.createSaved(actor(request), request.body as { name: string; query: Record<string, unknown> });
+      reply.code(201).header('etag', etagOf(row.version));
+      return leaks.presentSavedRow(row);
+    },
+  );
+
+  app.get(
+    '/leaks/saved-searches/:id/',
+    { schema: { tags, summary: 'One saved search', params: IdParams, response: { 200: SavedSearchSchema, 304: Type.Null({ description: 'Not modified.' }), ...errorResponses(401, 404) } } },
+    async (request, reply) => {
+      const row = await leaks.getSaved(principalOf(request), request.params.id);
+      if (notModified(request, reply, row.version)) return reply;
+      return leaks.presentSavedRow(row);
+    },
+  );
+
+  app.patch(
+    '/leaks/saved-searches/:id/',
+    {
+      config: { minRole: 'analyst' },
+      schema: { tags, summary: 'Update a saved search', params: IdParams, body: SavedPatch, response: { 200: SavedSearchSchema, ...errorResponses(400, 401, 403, 404, 412, 415) } },
+    },
+    async (request, reply) => {
+      const row = await leaks.updateSaved(actor(request), request.params.id, request.body as { name?: string; query?: Record<string, unknown> }, (v) => assertIfMatch(request, v));
+      reply.header('etag', etagOf(row.version));
+      return leaks.presentSavedRow(row);
+    },
+  );
+
+  app.delete(
+    '/leaks/saved-searches/:id/',
+    {
+      config: { minRole: 'admin' },
+      schema: { tags, summary: 'Delete a saved search', description: 'Admin or above.', params: IdParams, response: { 204: NoContent, ...errorResponses(401, 403, 404) } },
+    },
+    async (request, reply) => {
+      await leaks.deleteSaved(actor(request), request.params.id);
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.get(
+    '/leaks/saved-searches/:id/results/',
+    {
+      schema: {
+        tags,
+        summary: 'Run a saved search',
+        description: 'Its results, paginated like /leaks/search/; records last_run_at and last_result_count.',
+        params: IdParams,
+        querystring: Type.Object({
+          page: Type.Optional(Type.Integer({ minimum: 1, description: 'Page number.' })),
+          page_size: Type.Optional(Type.Integer({ minimum: 1, description: 'Records per page (clamped to 500).' })),
+        }),
+        response: { 200: PageSchema(LeakRecordSchema), ...errorResponses(400, 401, 404) },
+      },
+    },
+    async (request) => leaks.runSaved(request, principalOf(request), request.params.id, request.query),
+  );
+};

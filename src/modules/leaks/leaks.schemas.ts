@@ -1,0 +1,115 @@
+import { type Static, Type } from 'typebox';
+import { DATA_CLASSES } from '../../domain/leak-record.js';
+import { Nullable, Timestamp, Uuid } from '../../http/schemas.js';
+
+const DataClasses = Type.Array(Type.Enum([...DATA_CLASSES], { type: 'string' }), {
+  uniqueItems: true,
+  description: `Kinds of data the breach exposed: ${DATA_CLASSES.join(', ')}.`,
+});
+const DateOnly = (description: string) => Type.String({ format: 'date', description });
+
+export const LeakSourceSchema = Type.Object(
+  {
+    id: Uuid('Source id.'),
+    name: Type.String({ description: 'Unique name of the breach or dump.' }),
+    description: Type.String({ description: 'What it is and where it came from.' }),
+    breach_date: Nullable(DateOnly('When the breach happened.'), 'When the breach happened (YYYY-MM-DD), or null.'),
+    discovered_at: Nullable(Timestamp('When it was found.'), 'When the dump was found, or null.'),
+    data_classes: DataClasses,
+    is_verified: Type.Boolean({ description: 'Whether the breach is confirmed genuine.' }),
+    record_count: Type.Integer({ description: 'Records ingested from it.' }),
+    created_at: Timestamp('When it was added.'),
+  },
+  { title: 'LeakSource' },
+);
+export type LeakSourceOut = Static<typeof LeakSourceSchema>;
+
+export const LeakSourceCreateSchema = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 200, description: 'Unique name.' }),
+    description: Type.Optional(Type.String({ maxLength: 10000, description: 'Free text.' })),
+    breach_date: Type.Optional(Nullable(DateOnly('YYYY-MM-DD.'))),
+    discovered_at: Type.Optional(Nullable(Timestamp('When it was found.'))),
+    data_classes: Type.Optional(DataClasses),
+    is_verified: Type.Optional(Type.Boolean({ description: 'Default false.' })),
+  },
+  { additionalProperties: false },
+);
+
+export const LeakSourcePatchSchema = Type.Object(
+  {
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Unique name.' })),
+    description: Type.Optional(Type.String({ maxLength: 10000 })),
+    breach_date: Type.Optional(Nullable(DateOnly('YYYY-MM-DD.'))),
+    discovered_at: Type.Optional(Nullable(Timestamp('When it was found.'))),
+    data_classes: Type.Optional(DataClasses),
+    is_verified: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+);
+
+export const LeakRecordSchema = Type.Object(
+  {
+    id: Uuid('Record id.'),
+    source: Type.Object({ id: Uuid('Source id.'), name: Type.String() }, { description: 'The breach it comes from.' }),
+    email: Nullable(Type.String(), 'Lower-cased e-mail (IDN domain as punycode).'),
+    username: Nullable(Type.String(), 'Username as leaked.'),
+    domain: Nullable(Type.String(), 'Domain, from the record or its e-mail.'),
+    ip: Nullable(Type.String(), 'IP address, canonical (IPv4-mapped IPv6 shown as IPv4).'),
+    phone: Nullable(Type.String(), 'Phone number: digits, with a leading + when given.'),
+    full_name: Nullable(Type.String(), 'Name as leaked.'),
+    password_masked: Nullable(Type.String(), 'The password masked (first and last character); null when only its hash leaked.'),
+    password_sha1_prefix: Nullable(Type.String(), 'First 5 hex digits of the password SHA-1 (upper case): query /leaks/passwords/range/ with it.'),
+    has_password: Type.Boolean({ description: 'Whether a password (or its hash) leaked.' }),
+    extra: Type.Record(Type.String(), Type.String(), { description: 'Other leaked fields, as strings.' }),
+    leaked_at: Nullable(Timestamp('When it leaked.'), 'When the record leaked, or null.'),
+    created_at: Timestamp('When it was ingested.'),
+  },
+  { title: 'LeakRecord' },
+);
+export type LeakRecordOut = Static<typeof LeakRecordSchema>;
+
+export const IngestResultSchema = Type.Object({
+  accepted: Type.Integer({ description: 'New records stored.' }),
+  duplicates: Type.Integer({ description: 'Records already in this source (same fingerprint), or repeated.' }),
+  rejected: Type.Array(
+    Type.Object({
+      index: Type.Integer({ description: 'Position in the array, or line number (from 0, blank lines skipped) in NDJSON.' }),
+      errors: Type.Array(Type.Object({ field: Type.String(), message: Type.String() })),
+    }),
+    { description: 'Invalid records and why (at most 10,000 listed); the valid ones are kept.' },
+  ),
+  alerts_raised: Type.Integer({ description: 'Monitoring alerts the new records raised.' }),
+  exposures_found: Type.Integer({ description: 'Tracking-token exposures the new records revealed.' }),
+});
+
+export const StatsSchema = Type.Object({
+  total_records: Type.Integer(),
+  total_sources: Type.Integer(),
+  records_with_password: Type.Integer(),
+  by_data_class: Type.Record(Type.String(), Type.Integer(), { description: 'Records carrying each data class.' }),
+  top_sources: Type.Array(Type.Object({ id: Uuid('Source id.'), name: Type.String(), record_count: Type.Integer() }), { description: 'The 10 largest sources.' }),
+  by_month: Type.Array(Type.Object({ month: Type.String({ description: 'YYYY-MM' }), records: Type.Integer() }), {
+    description: 'Records per month over the last 24 months, by leaked_at, else the source breach_date.',
+  }),
+  latest_source: Nullable(Type.Object({ id: Uuid('Source id.'), name: Type.String(), breach_date: Nullable(Type.String()), created_at: Timestamp('Added.') }), 'The most recently added source.'),
+  organization: Type.Object({
+    monitors: Type.Integer({ description: 'Your monitors.' }),
+    alerts_open: Type.Integer({ description: 'Your alerts that are new or acknowledged.' }),
+    alerts_last_30_days: Type.Integer({ description: 'Your alerts raised in the last 30 days.' }),
+  }),
+});
+
+export const SavedSearchSchema = Type.Object(
+  {
+    id: Uuid('Saved search id.'),
+    name: Type.String({ description: 'Name.' }),
+    query: Type.Record(Type.String(), Type.Unknown(), { description: 'The /leaks/search/ parameters.' }),
+    created_by: Nullable(Uuid('Creator.')),
+    created_at: Timestamp('Created.'),
+    updated_at: Timestamp('Last change.'),
+    last_run_at: Nullable(Timestamp('Last run.'), 'When its results were last fetched, or null.'),
+    last_result_count: Nullable(Type.Integer(), 'Result count at the last run, or null.'),
+  },
+  { title: 'SavedSearch' },
+);

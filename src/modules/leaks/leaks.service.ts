@@ -1,0 +1,561 @@
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
+import type { FastifyRequest } from 'fastify';
+import type { Kysely, Selectable } from 'kysely';
+import type { DB, LeakRecordsTable, LeakSourcesTable } from '../../db/schema.js';
+import type { AppDeps } from '../../deps.js';
+import { DATA_CLASSES, dataClassesOf, type NormalisedRecord, normaliseRecord, sha1Hex } from '../../domain/leak-record.js';
+import type { Principal } from '../../http/auth.js';
+import { AppError, conflict, type FieldError, notFound } from '../../http/errors.js';
+import { type ListQuery, Listing, type Page } from '../../http/listing.js';
+import type { AuditLog } from '../audit/audit.repository.js';
+import { diff } from '../audit/audit.repository.js';
+import { assertHasCriterion, leakSearch } from './leaks.search.js';
+import { MalformedLine } from './ndjson.js';
+import type { LeakRecordOut, LeakSourceOut } from './leaks.schemas.js';
+
+type SourceRow = Selectable<LeakSourcesTable>;
+type RecordRow = Selectable<LeakRecordsTable> & { source_name: string };
+export type InsertedRecord = NormalisedRecord & { id: string; source_id: string };
+
+/**
+ * Called inside each ingestion batch's transaction with the records it newly stored: the monitoring
+ * matcher and the tracking-token scanner plug in here, so a match is raised exactly once, with its record.
+ */
+export type IngestHook = (trx: Kysely<DB>, records: InsertedRecord[], source: { id: string; name: string }) => Promise<{ alerts: number; exposures: number }>;
+
+/** Per-organization figures shown in /leaks/stats/ that belong to the monitoring module. */
+export type OrgLeakFigures = (db: Kysely<DB>, orgId: string) => Promise<{ monitors: number; alerts_open: number; alerts_last_30_days: number }>;
+
+export interface IngestReport {
+  accepted: number;
+  duplicates: number;
+  rejected: Array<{ index: number; errors: FieldError[] }>;
+  alerts_raised: number;
+  exposures_found: number;
+}
+
+export const BATCH_SIZE = 1000;
+export const MAX_REPORTED_REJECTIONS = 10_000;
+
+export const sourceListing = new Listing({
+  filters: {
+    is_verified: { kind: 'boolean', column: 'is_verified', description: 'Only verified (true) or unverified (false) sources.' },
+    data_classes: {
+      kind: 'custom',
+      schema: { type: 'string', description: `Only sources exposing all these data classes (comma list of ${DATA_CLASSES.join(', ')}).` } as never,
+      apply: (qb, value) => {
+        let q = qb;
+        for (const c of String(value).split(',').map((v) => v.trim()).filter(Boolean)) {
+          if (!(DATA_CLASSES as readonly string[]).includes(c)) {
+            throw new AppError('invalid_query', 400, `data_classes: must be among ${DATA_CLASSES.join(', ')}`, { errors: [{ field: 'data_classes', message: `must be among ${DATA_CLASSES.join(', ')}` }] });
+          }
+          q = q.where('data_classes', 'like', `%"${c}"%`);
+        }
+        return q;
+      },
+    },
+  },
+  search: ['name', 'description'],
+  ordering: { created_at: 'created_at', name: 'name', breach_date: 'breach_date', record_count: 'record_count' },
+  idColumn: 'id',
+  createdColumn: 'created_at',
+  updatedColumn: 'updated_at',
+});
+
+export const savedSearchListing = new Listing({
+  search: ['name'],
+  ordering: { created_at: 'created_at', name: 'name', last_run_at: 'last_run_at' },
+  idColumn: 'id',
+  createdColumn: 'created_at',
+  updatedColumn: 'updated_at',
+});
+
+export function presentSource(r: SourceRow): LeakSourceOut {
+  return {
+    id: r.id,
+    name: r.name,
+    description: r.description,
+    breach_date: r.breach_date,
+    discovered_at: r.discovered_at,
+    data_classes: JSON.parse(r.data_classes) as LeakSourceOut['data_classes'],
+    is_verified: Boolean(r.is_verified),
+    record_count: r.record_count,
+    created_at: r.created_at,
+  };
+}
+
+export function presentRecord(r: RecordRow): LeakRecordOut {
+  return {
+    id: r.id,
+    source: { id: r.source_id, name: r.source_name },
+    email: r.email,
+    username: r.username,
+    domain: r.domain,
+    ip: r.ip,
+    phone: r.phone,
+    full_name: r.full_name,
+    password_masked: r.password_masked,
+    password_sha1_prefix: r.password_sha1 ? r.password_sha1.slice(0, 5) : null,
+    has_password: r.password_sha1 !== null,
+    extra: JSON.parse(r.extra) as Record<string, string>,
+    leaked_at: r.leaked_at,
+    created_at: r.created_at,
+  };
+}
+
+export class LeaksService {
+  readonly ingestHooks: IngestHook[] = [];
+  orgFigures: OrgLeakFigures | null = null;
+
+  constructor(
+    private readonly deps: AppDeps,
+    private readonly audit: AuditLog,
+  ) {}
+
+  private get db() {
+    return this.deps.database.db;
+  }
+
+  private now() {
+    return this.deps.clock().toISOString();
+  }
+
+  // --- sources ---
+
+  listSources(request: FastifyRequest, query: ListQuery): Promise<Page<LeakSourceOut>> {
+    const qb = sourceListing.filter(this.db.selectFrom('leak_sources').selectAll(), query, { dialect: this.deps.database.dialect });
+    return sourceListing.page(request, qb, query, presentSource);
+  }
+
+  async getSource(id: string, db: Kysely<DB> = this.db): Promise<SourceRow> {
+    const row = await db.selectFrom('leak_sources').selectAll().where('id', '=', id).executeTakeFirst();
+    if (!row) throw notFound('No such leak source.');
+    return row;
+  }
+
+  findSourceByName(name: string) {
+    return this.db.selectFrom('leak_sources').selectAll().where('name', '=', name).executeTakeFirst();
+  }
+
+  async createSource(
+    actor: { p: Principal | null; ip: string | null },
+    body: { name: string; description?: string; breach_date?: string | null; discovered_at?: string | null; data_classes?: string[]; is_verified?: boolean },
+  ): Promise<SourceRow> {
+    return this.db.transaction().execute(async (trx) => {
+      if (await trx.selectFrom('leak_sources').select('id').where('name', '=', body.name).executeTakeFirst()) {
+        throw conflict(`A leak source named "${body.name}" already exists.`, 'duplicate');
+      }
+      const at = this.now();
+      const row = {
+        id: this.deps.newId(),
+        name: body.name,
+        description: body.description ?? '',
+        breach_date: body.breach_date ?? null,
+        discovered_at: body.discovered_at ?? null,
+        data_classes: JSON.stringify(body.data_classes ?? []),
+        is_verified: body.is_verified ?? false,
+        created_at: at,
+        updated_at: at,
+      };
+      await trx.insertInto('leak_sources').values(row).execute();
+      await this.audit.record(trx, {
+        organizationId: actor.p?.organization.id ?? null,
+        actorId: actor.p?.user.id ?? null,
+        action: 'leak_source.created',
+        targetType: 'leak_source',
+        targetId: row.id,
+        ip: actor.ip,
+        changes: { name: row.name },
+      });
+      return this.getSource(row.id, trx);
+    });
+  }
+
+  async updateSource(actor: { p: Principal; ip: string }, id: string, patch: Record<string, unknown>, assertVersion: (v: number) => void) {
+    return this.db.transaction().execute(async (trx) => {
+      const current = await this.getSource(id, trx);
+      assertVersion(current.version);
+      const changes = diff(presentSource(current) as unknown as Record<string, unknown>, patch);
+      if (Object.keys(changes).length === 0) return current;
+      if (changes.name && (await trx.selectFrom('leak_sources').select('id').where('name', '=', String(patch.name)).executeTakeFirst())) {
+        throw conflict(`A leak source named "${String(patch.name)}" already exists.`, 'duplicate');
+      }
+      const set: Record<string, unknown> = { ...patch, updated_at: this.now() };
+      if (patch.data_classes !== undefined) set.data_classes = JSON.stringify(patch.data_classes);
+      await trx
+        .updateTable('leak_sources')
+        .set((eb) => ({ ...(set as object), version: eb('version', '+', 1) }))
+        .where('id', '=', id)
+        .execute();
+      await this.audit.record(trx, { organizationId: actor.p.organization.id, actorId: actor.p.user.id, action: 'leak_source.updated', targetType: 'leak_source', targetId: id, ip: actor.ip, changes });
+      return this.getSource(id, trx);
+    });
+  }
+
+  /** Removes a source and its records in batches (each its own transaction, counters kept right), yielding between them. */
+  async deleteSource(actor: { p: Principal; ip: string }, id: string) {
+    const source = await this.getSource(id);
+    for (;;) {
+      const done = await this.db.transaction().execute(async (trx) => {
+        const rows = await trx
+          .selectFrom('leak_records')
+          .select(['id', 'email', 'username', 'ip', 'phone', 'full_name', 'password_sha1', 'extra', 'leaked_at'])
+          .where('source_id', '=', id)
+          .limit(2000)
+          .execute();
+        if (rows.length === 0) return true;
+        await trx.deleteFrom('leak_records').where('id', 'in', rows.map((r) => r.id)).execute();
+        const deltas = new Map<string, number>();
+        for (const r of rows) {
+          for (const key of this.counterKeys(r, source.breach_date)) deltas.set(key, (deltas.get(key) ?? 0) - 1);
+        }
+        await this.bumpCounters(trx, deltas);
+        return false;
+      });
+      if (done) break;
+      await yieldToEventLoop();
+    }
+    await this.db.transaction().execute(async (trx) => {
+      await trx.deleteFrom('leak_sources').where('id', '=', id).execute();
+      await this.audit.record(trx, {
+        organizationId: actor.p.organization.id,
+        actorId: actor.p.user.id,
+        action: 'leak_source.deleted',
+        targetType: 'leak_source',
+        targetId: id,
+        ip: actor.ip,
+        changes: { name: source.name, record_count: source.record_count },
+      });
+    });
+  }
+
+  // --- ingestion ---
+
+  private counterKeys(
+    r: { email: string | null; username: string | null; ip: string | null; phone: string | null; full_name: string | null; password_sha1: string | null; extra: string | Record<string, string>; leaked_at: string | null },
+    breachDate: string | null,
+  ): string[] {
+    const extra = typeof r.extra === 'string' ? (JSON.parse(r.extra) as Record<string, string>) : r.extra;
+    const classes = dataClassesOf({ ...r, extra } as NormalisedRecord);
+    const keys = ['total', ...classes.map((c) => `class:${c}`)];
+    if (r.password_sha1) keys.push('with_password');
+    const when = r.leaked_at ?? breachDate;
+    if (when) keys.push(`month:${when.slice(0, 7)}`);
+    return keys;
+  }
+
+  private async bumpCounters(trx: Kysely<DB>, deltas: Map<string, number>) {
+    for (const [key, n] of deltas) {
+      if (n === 0) continue;
+      await trx
+        .insertInto('leak_counters')
+        .values({ key, n })
+        .onConflict((oc) => oc.column('key').doUpdateSet((eb) => ({ n: eb('leak_counters.n', '+', eb.ref('excluded.n')) })))
+        .execute();
+    }
+  }
+
+  /**
+   * Ingests records from any (async) iterable, in batches of BATCH_SIZE, each committed with its
+   * counters and what the ingest hooks raise. Re-ingesting the same records adds nothing. A failure
+   * leaves the committed batches in place and says how far it got.
+   */
+  async ingest(
+    sourceId: string,
+    items: AsyncIterable<{ index: number; value: unknown }> | Iterable<{ index: number; value: unknown }>,
+    actor: { p: Principal | null; ip: string | null },
+    onBatch?: (report: IngestReport, processed: number) => void,
+  ): Promise<IngestReport> {
+    const source = await this.getSource(sourceId);
+    const report: IngestReport = { accepted: 0, duplicates: 0, rejected: [], alerts_raised: 0, exposures_found: 0 };
+    let batch: NormalisedRecord[] = [];
+    let processed = 0;
+    let committed = 0;
+    const flush = async () => {
+      if (batch.length === 0) return;
+      const records = batch;
+      batch = [];
+      try {
+        await this.storeBatch(source, records, report);
+      } catch (err) {
+        const stopped = new AppError('unavailable', 503, `Ingestion stopped after ${committed} records (${report.accepted} accepted); every record before that is stored. Re-send the rest: duplicates are skipped.`, {
+          body: { ...report, processed: committed },
+        });
+        // Logged (with the request id) by the error handler; never shown to the client.
+        stopped.cause = err;
+        throw stopped;
+      }
+      committed = processed;
+      this.deps.metrics.ingested.inc({ outcome: 'processed' }, records.length);
+      onBatch?.(report, processed);
+    };
+    for await (const { index, value } of items) {
+      processed++;
+      const r = value instanceof MalformedLine ? { ok: false as const, errors: [{ field: 'record', message: value.message }] } : normaliseRecord(value);
+      if (!r.ok) {
+        if (report.rejected.length < MAX_REPORTED_REJECTIONS) report.rejected.push({ index, errors: r.errors });
+        else (report as IngestReport & { rejected_not_listed?: number }).rejected_not_listed = ((report as { rejected_not_listed?: number }).rejected_not_listed ?? 0) + 1;
+        continue;
+      }
+      batch.push(r.record);
+      if (batch.length >= BATCH_SIZE) await flush();
+    }
+    await flush();
+    committed = processed;
+    onBatch?.(report, processed);
+    this.deps.metrics.ingested.inc({ outcome: 'accepted' }, report.accepted);
+    this.deps.metrics.ingested.inc({ outcome: 'rejected' }, report.rejected.length);
+    await this.audit.record(this.db, {
+      organizationId: actor.p?.organization.id ?? null,
+      actorId: actor.p?.user.id ?? null,
+      action: 'leak_records.ingested',
+      targetType: 'leak_source',
+      targetId: source.id,
+      ip: actor.ip,
+      changes: { accepted: report.accepted, duplicates: report.duplicates, rejected: report.rejected.length },
+    });
+    return report;
+  }
+
+  private async storeBatch(source: SourceRow, records: NormalisedRecord[], report: IngestReport) {
+    const at = this.now();
+    await this.db.transaction().execute(async (trx) => {
+      const rows = records.map((r) => ({
+        id: this.deps.newId(),
+        source_id: source.id,
+        email: r.email,
+        username: r.username,
+        username_lower: r.username_lower,
+        domain: r.domain,
+        domain_rev: r.domain_rev,
+        ip: r.ip,
+        ip_key: r.ip_key,
+        phone: r.phone,
+        full_name: r.full_name,
+        password_sha1: r.password_sha1,
+        password_masked: r.password_masked,
+        extra: JSON.stringify(r.extra),
+        leaked_at: r.leaked_at,
+        fingerprint: r.fingerprint,
+        search_text: r.search_text,
+        created_at: at,
+      }));
+      const insertedIds = new Set<string>();
+      // 18 columns: 50 rows stay well under SQLite's bound-parameter limit.
+      for (let i = 0; i < rows.length; i += 50) {
+        const ids = await trx
+          .insertInto('leak_records')
+          .values(rows.slice(i, i + 50))
+          .onConflict((oc) => oc.columns(['source_id', 'fingerprint']).doNothing())
+          .returning('id')
+          .execute();
+        for (const { id } of ids) insertedIds.add(id);
+      }
+      const inserted: InsertedRecord[] = [];
+      rows.forEach((row, i) => {
+        if (insertedIds.has(row.id)) inserted.push({ ...(records[i] as NormalisedRecord), id: row.id, source_id: source.id });
+      });
+      const deltas = new Map<string, number>();
+      for (const r of inserted) for (const key of this.counterKeys(r, source.breach_date)) deltas.set(key, (deltas.get(key) ?? 0) + 1);
+      await this.bumpCounters(trx, deltas);
+      if (inserted.length) {
+        await trx
+          .updateTable('leak_sources')
+          .set((eb) => ({ record_count: eb('record_count', '+', inserted.length) }))
+          .where('id', '=', source.id)
+          .execute();
+      }
+      let alerts = 0;
+      let exposures = 0;
+      for (const hook of this.ingestHooks) {
+        const r = await hook(trx, inserted, { id: source.id, name: source.name });
+        alerts += r.alerts;
+        exposures += r.exposures;
+      }
+      report.accepted += inserted.length;
+      report.duplicates += records.length - inserted.length;
+      report.alerts_raised += alerts;
+      report.exposures_found += exposures;
+    });
+  }
+
+  // --- search ---
+
+  private recordsQuery() {
+    return this.db
+      .selectFrom('leak_records')
+      .innerJoin('leak_sources', 'leak_sources.id', 'leak_records.source_id')
+      .select([
+        'leak_records.id',
+        'leak_records.source_id',
+        'leak_records.email',
+        'leak_records.username',
+        'leak_records.domain',
+        'leak_records.ip',
+        'leak_records.phone',
+        'leak_records.full_name',
+        'leak_records.password_sha1',
+        'leak_records.password_masked',
+        'leak_records.extra',
+        'leak_records.leaked_at',
+        'leak_records.created_at',
+        'leak_sources.name as source_name',
+      ]);
+  }
+
+  async search(request: FastifyRequest, query: ListQuery): Promise<Page<LeakRecordOut>> {
+    assertHasCriterion(query);
+    const qb = leakSearch.filter(this.recordsQuery(), query, { dialect: this.deps.database.dialect });
+    return leakSearch.page(request, qb, query, (r: RecordRow) => presentRecord(r));
+  }
+
+  async getRecord(id: string): Promise<LeakRecordOut> {
+    const row = (await this.recordsQuery().where('leak_records.id', '=', id).executeTakeFirst()) as RecordRow | undefined;
+    if (!row) throw notFound('No such leak record.');
+    return presentRecord(row);
+  }
+
+  /** Have I Been Pwned range format: `SUFFIX:COUNT` lines for every password SHA-1 starting with `prefix`. */
+  async passwordRange(prefix: string): Promise<string> {
+    const upper = prefix.toUpperCase();
+    const next = (parseInt(upper, 16) + 1).toString(16).toUpperCase().padStart(5, '0');
+    let q = this.db
+      .selectFrom('leak_records')
+      .select(['password_sha1', (eb) => eb.fn.countAll().as('n')])
+      .where('password_sha1', '>=', upper);
+    if (upper !== 'FFFFF') q = q.where('password_sha1', '<', next);
+    const rows = await q.groupBy('password_sha1').orderBy('password_sha1').execute();
+    return rows.map((r) => `${(r.password_sha1 as string).slice(5)}:${Number(r.n)}`).join('\r\n');
+  }
+
+  /** For the password policy: whether this password's SHA-1 is in the corpus. */
+  async isBreached(password: string, db: Kysely<DB> = this.db): Promise<boolean> {
+    const row = await db.selectFrom('leak_records').select('id').where('password_sha1', '=', sha1Hex(password)).limit(1).executeTakeFirst();
+    return row !== undefined;
+  }
+
+  async stats(p: Principal) {
+    const counters = new Map((await this.db.selectFrom('leak_counters').selectAll().execute()).map((c) => [c.key, Number(c.n)]));
+    const totalSources = await this.db.selectFrom('leak_sources').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+    const top = await this.db.selectFrom('leak_sources').select(['id', 'name', 'record_count']).orderBy('record_count', 'desc').orderBy('id').limit(10).execute();
+    const latest = await this.db.selectFrom('leak_sources').select(['id', 'name', 'breach_date', 'created_at']).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(1).executeTakeFirst();
+    const now = this.deps.clock();
+    const months: string[] = [];
+    for (let i = 23; i >= 0; i--) {
+      const d = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - i, 1));
+      months.push(d.toISOString().slice(0, 7));
+    }
+    const org = this.orgFigures ? await this.orgFigures(this.db, p.organization.id) : { monitors: 0, alerts_open: 0, alerts_last_30_days: 0 };
+    return {
+      total_records: counters.get('total') ?? 0,
+      total_sources: Number(totalSources.n),
+      records_with_password: counters.get('with_password') ?? 0,
+      by_data_class: Object.fromEntries(DATA_CLASSES.map((c) => [c, counters.get(`class:${c}`) ?? 0])),
+      top_sources: top.map((s) => ({ id: s.id, name: s.name, record_count: Number(s.record_count) })),
+      by_month: months.map((month) => ({ month, records: counters.get(`month:${month}`) ?? 0 })),
+      latest_source: latest ?? null,
+      organization: org,
+    };
+  }
+
+  // --- saved searches ---
+
+  private presentSaved(r: Selectable<DB['saved_searches']>) {
+    return {
+      id: r.id,
+      name: r.name,
+      query: JSON.parse(r.query) as Record<string, unknown>,
+      created_by: r.created_by,
+      created_at: r.created_at,
+      updated_at: r.updated_at,
+      last_run_at: r.last_run_at,
+      last_result_count: r.last_result_count,
+    };
+  }
+
+  /** Saved queries must be runnable: the same validation as a search. */
+  private validateSaved(query: Record<string, unknown>) {
+    assertHasCriterion(query);
+    leakSearch.filter(this.recordsQuery(), query, { dialect: this.deps.database.dialect });
+    leakSearch.order(this.recordsQuery(), query);
+  }
+
+  listSaved(request: FastifyRequest, p: Principal, query: ListQuery) {
+    const qb = savedSearchListing.filter(this.db.selectFrom('saved_searches').selectAll().where('organization_id', '=', p.organization.id), query, { dialect: this.deps.database.dialect });
+    return savedSearchListing.page(request, qb, query, (r: Selectable<DB['saved_searches']>) => this.presentSaved(r));
+  }
+
+  async getSaved(p: Principal, id: string, db: Kysely<DB> = this.db) {
+    const row = await db.selectFrom('saved_searches').selectAll().where('id', '=', id).where('organization_id', '=', p.organization.id).executeTakeFirst();
+    if (!row) throw notFound('No such saved search.');
+    return row;
+  }
+
+  presentSavedRow(row: Selectable<DB['saved_searches']>) {
+    return this.presentSaved(row);
+  }
+
+  async createSaved(actor: { p: Principal; ip: string }, body: { name: string; query: Record<string, unknown> }) {
+    this.validateSaved(body.query);
+    return this.db.transaction().execute(async (trx) => {
+      const at = this.now();
+      const row = {
+        id: this.deps.newId(),
+        organization_id: actor.p.organization.id,
+        name: body.name,
+        query: JSON.stringify(body.query),
+        created_by: actor.p.user.id,
+        created_at: at,
+        updated_at: at,
+        last_run_at: null,
+        last_result_count: null,
+      };
+      await trx.insertInto('saved_searches').values(row).execute();
+      await this.audit.record(trx, { organizationId: actor.p.organization.id, actorId: actor.p.user.id, action: 'saved_search.created', targetType: 'saved_search', targetId: row.id, ip: actor.ip, changes: { name: row.name, query: body.query } });
+      return this.getSaved(actor.p, row.id, trx);
+    });
+  }
+
+  async updateSaved(actor: { p: Principal; ip: string }, id: string, patch: { name?: string; query?: Record<string, unknown> }, assertVersion: (v: number) => void) {
+    if (patch.query) this.validateSaved(patch.query);
+    return this.db.transaction().execute(async (trx) => {
+      const current = await this.getSaved(actor.p, id, trx);
+      assertVersion(current.version);
+      const changes = diff(this.presentSaved(current) as unknown as Record<string, unknown>, patch);
+      if (Object.keys(changes).length === 0) return current;
+      await trx
+        .updateTable('saved_searches')
+        .set((eb) => ({
+          ...(patch.name !== undefined && { name: patch.name }),
+          ...(patch.query !== undefined && { query: JSON.stringify(patch.query) }),
+          updated_at: this.now(),
+          version: eb('version', '+', 1),
+        }))
+        .where('id', '=', id)
+        .execute();
+      await this.audit.record(trx, { organizationId: actor.p.organization.id, actorId: actor.p.user.id, action: 'saved_search.updated', targetType: 'saved_search', targetId: id, ip: actor.ip, changes });
+      return this.getSaved(actor.p, id, trx);
+    });
+  }
+
+  async deleteSaved(actor: { p: Principal; ip: string }, id: string) {
+    await this.db.transaction().execute(async (trx) => {
+      const current = await this.getSaved(actor.p, id, trx);
+      await trx.deleteFrom('saved_searches').where('id', '=', id).execute();
+      await this.audit.record(trx, { organizationId: actor.p.organization.id, actorId: actor.p.user.id, action: 'saved_search.deleted', targetType: 'saved_search', targetId: id, ip: actor.ip, changes: { name: current.name } });
+    });
+  }
+
+  /** Runs a saved search (page and page_size from the request) and records when and how many. */
+  async runSaved(request: FastifyRequest, p: Principal, id: string, paging: { page?: number; page_size?: number }) {
+    const saved = await this.getSaved(p, id);
+    const page = await this.search(request, { ...(JSON.parse(saved.query) as ListQuery), ...paging });
+    await this.db
+      .updateTable('saved_searches')
+      .set({ last_run_at: this.now(), last_result_count: page.count })
+      .where('id', '=', id)
+      .execute();
+    return page;
+  }
+}
+
