@@ -2,6 +2,7 @@ import { pathToFileURL } from 'node:url';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { buildApp, createServices } from '../app.js';
 import { bootstrapFirstAdmin } from '../bootstrap.js';
+import { ImportError, type ImportFormat, importLeaks } from './import-leaks.js';
 import { type Config, ConfigError, loadConfig, PLANS, type Plan } from '../config.js';
 import { migrateToLatest } from '../db/migrator.js';
 import { createDeps } from '../deps.js';
@@ -143,6 +144,21 @@ export function buildCli(): Command {
       });
     });
 
+  program
+    .command('import-leaks')
+    .description('Load leak records from a CSV, NDJSON or JSON-array file of any size into a leak source, with a progress bar. Same rules as the API: validated, normalised, no plaintext password stored, duplicates skipped.')
+    .argument('<file>', 'the file (.csv with a header row, .ndjson/.jsonl, or .json holding one array)')
+    .requiredOption('--source <name>', 'name of the leak source to load into')
+    .addOption(new Option('--format <format>', 'file format (default: from the extension)').choices(['csv', 'ndjson', 'json']))
+    .option('--create-source', 'create the source when it does not exist', false)
+    .option('--no-progress', 'no progress bar (a line every few seconds instead)')
+    .addHelpText('after', '\nCSV columns named email, username, domain, ip, phone, full_name, password, password_sha1 or leaked_at fill those fields; any other column goes to extra.\nExit status: 0 when the file was read to its end (rejected records are listed, not fatal), 1 on a fatal error.')
+    .action(async (file: string, opts: { source: string; format?: ImportFormat; createSource: boolean; progress: boolean }) => {
+      await withServices(async (s) => {
+        await importLeaks(s.leaks, { file, source: opts.source, format: opts.format, createSource: opts.createSource, progress: opts.progress ? undefined : false });
+      });
+    });
+
   return program;
 }
 
@@ -151,7 +167,7 @@ export class CliError extends Error {}
 function explain(err: unknown): string {
   if (err instanceof ConfigError) return `configuration error: ${err.message}`;
   if (err instanceof AppError) return err.detail;
-  if (err instanceof CliError) return err.message;
+  if (err instanceof CliError || err instanceof ImportError) return err.message;
   return err instanceof Error ? err.message : String(err);
 }
 

@@ -11,6 +11,11 @@ export type Dialect = 'sqlite' | 'postgres';
 export interface Database {
   readonly db: Kysely<DB>;
   readonly dialect: Dialect;
+  /**
+   * The better-sqlite3 handle behind `db` (SQLite only), for bulk paths that prepare one statement
+   * and run it per row. It is the same single connection, so it joins any open Kysely transaction.
+   */
+  readonly sqlite?: SQLite.Database;
   /** Throws when the database cannot answer. */
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -84,6 +89,7 @@ export function createDatabase(config: Pick<Config, 'databaseUrl' | 'databaseKin
     return {
       db,
       dialect: 'sqlite',
+      sqlite: raw,
       async ping() {
         if (!raw.open) throw new Error('database closed');
         raw.prepare('select 1').get();

@@ -68,6 +68,31 @@ describe('threatmon CLI', () => {
     expect(badEnv.stderr).toContain('THREATMON_PORT');
   });
 
+  it('imports leak files (CSV, NDJSON, JSON array) idempotently, with a summary', async () => {
+    fs.writeFileSync(path.join(dir, 'a.csv'), 'email,password,City\nalice@x.example,secretpass1,Paris\nbad,pw,\nbob@x.example,,Rome\n');
+    fs.writeFileSync(path.join(dir, 'b.ndjson'), '{"email":"carol@x.example"}\nnot json\n{"username":"dave"}\n');
+    fs.writeFileSync(path.join(dir, 'c.json'), JSON.stringify([{ email: 'erin@x.example', password: 'pw-erin-123' }, { phone: '12' }]));
+    const noSource = await run(['import-leaks', path.join(dir, 'a.csv'), '--source', 'CLI dump']);
+    expect(noSource.code).toBe(1);
+    expect(noSource.stderr).toContain('--create-source');
+    const csv = await run(['import-leaks', path.join(dir, 'a.csv'), '--source', 'CLI dump', '--create-source']);
+    expect(csv.code, csv.stderr).toBe(0);
+    expect(csv.stderr).toContain('2 accepted, 0 duplicates, 1 rejected');
+    expect(csv.stderr).toContain('record 1: email: must be a valid e-mail address');
+    expect(csv.stderr + csv.stdout).not.toContain('secretpass1');
+    const again = await run(['import-leaks', path.join(dir, 'a.csv'), '--source', 'CLI dump']);
+    expect(again.stderr).toContain('0 accepted, 2 duplicates, 1 rejected');
+    const nd = await run(['import-leaks', path.join(dir, 'b.ndjson'), '--source', 'CLI dump']);
+    expect(nd.stderr).toContain('2 accepted, 0 duplicates, 1 rejected');
+    const js = await run(['import-leaks', path.join(dir, 'c.json'), '--source', 'CLI dump', '--format', 'json']);
+    expect(js.stderr).toContain('1 accepted, 0 duplicates, 1 rejected');
+    const missing = await run(['import-leaks', path.join(dir, 'nope.csv'), '--source', 'CLI dump']);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('no such file');
+    const help = await run(['import-leaks', '--help']);
+    expect(help.stdout).toContain('--create-source');
+  });
+
   it('serves: creates the first admin once, answers, and shuts down gracefully on SIGTERM', async () => {
     const dbEnv = { THREATMON_DATABASE_URL: `sqlite:${path.join(dir, 'serve.db')}`, THREATMON_PORT: '0', THREATMON_LOG_LEVEL: 'info' };
     const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve'], { cwd: ROOT, env: { ...env, ...dbEnv } });

@@ -25,7 +25,6 @@ export async function* ndjsonItems(stream: Readable, limit = Number.POSITIVE_INF
   for await (const chunk of stream) {
     bytes += (chunk as Buffer).length;
     if (bytes > limit) {
-      stream.destroy();
       throw new AppError('payload_too_large', 413, `Request body is too large: NDJSON ingestion takes at most ${limit} bytes per request; records before the limit were stored.`);
     }
     rest += decoder.decode(chunk as Buffer, { stream: true });

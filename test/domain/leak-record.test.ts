@@ -1,0 +1,75 @@
+import { Readable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { ftsQuery, ipKey, ipKeyRange, maskPassword, normaliseRecord, parseFullText, reverseDomain, tsQuery } from '../../src/domain/leak-record.js';
+import { csvRowToRecord, detectFormat } from '../../src/cli/import-leaks.js';
+import { ndjsonItems } from '../../src/modules/leaks/ndjson.js';
+
+describe('leak records', () => {
+  it.each([
+    ['', '****'],
+    ['abc', '****'],
+    ['abcd', 'a**d'],
+    ['hunter2', 'h*****2'],
+    ['pässwörd', 'p******d'],
+  ])('masks %j as %j', (pw, mask) => expect(maskPassword(pw)).toBe(mask));
+
+  it('fingerprints the normalised record: the same person written differently is one record', () => {
+    const a = normaliseRecord({ email: 'Alice@Example.com', password: 'x1', extra: { b: 1, a: true } });
+    const b = normaliseRecord({ email: 'alice@example.com ', password: 'x1', extra: { a: 'true', b: '1' } });
+    expect(a.ok && b.ok && a.record.fingerprint === b.record.fingerprint).toBe(true);
+    const c = normaliseRecord({ email: 'alice@example.com', password: 'x2' });
+    expect(a.ok && c.ok && a.record.fingerprint !== c.record.fingerprint).toBe(true);
+  });
+
+  it('derives the domain from the e-mail, keeps a given one, and refuses bad fields', () => {
+    const r = normaliseRecord({ email: 'bob@Sub.Example.org', domain: 'Other.example' });
+    expect(r.ok && r.record.domain).toBe('other.example');
+    const d = normaliseRecord({ email: 'bob@Sub.Example.org' });
+    expect(d.ok && d.record).toMatchObject({ domain: 'sub.example.org', domain_rev: 'org.example.sub.' });
+    const bad = normaliseRecord({ email: 'x', ip: '1.2.3.999', phone: 'call me', leaked_at: 'yesterday', password_sha1: 'abc' });
+    expect(bad.ok).toBe(false);
+    if (!bad.ok) expect(bad.errors.map((e) => e.field).sort()).toEqual(['email', 'ip', 'leaked_at', 'password_sha1', 'phone']);
+  });
+
+  it('keys IPs so a CIDR is a contiguous range, IPv4 inside the IPv6 space', () => {
+    expect(ipKey('1.2.3.4')).toBe('00000000000000000000ffff01020304');
+    expect(ipKeyRange('10.0.0.0/8')).toEqual(['00000000000000000000ffff0a000000', '00000000000000000000ffff0affffff']);
+    expect(ipKeyRange('2001:db8::/32')).toEqual(['20010db8000000000000000000000000', '20010db8ffffffffffffffffffffffff']);
+    expect(ipKeyRange('nonsense')).toBeNull();
+    expect(reverseDomain('a.b.example.com')).toBe('com.example.b.a.');
+  });
+
+  it('turns q into safe full-text queries for both engines', () => {
+    const terms = parseFullText('alice "John Smith" acme* OR) drop;--');
+    expect(ftsQuery(terms)).toBe('"alice" "john smith" "acme"* "or" "drop"');
+    expect(tsQuery(terms)).toBe("alice & (john <-> smith) & acme:* & or & drop");
+    expect(parseFullText('*** "" ')).toEqual([]);
+  });
+});
+
+describe('NDJSON reader', () => {
+  it('yields one record per line across chunk boundaries, numbering malformed lines too', async () => {
+    const stream = Readable.from([Buffer.from('{"a":1}\n{"a"'), Buffer.from(':2}\n\nnot json\n{"a":3}')]);
+    const out = [];
+    for await (const item of ndjsonItems(stream)) out.push(item);
+    expect(out.map((o) => o.index)).toEqual([0, 1, 2, 3]);
+    expect(out[1]!.value).toEqual({ a: 2 });
+    expect(out[2]!.value).toHaveProperty('message', 'malformed JSON');
+  });
+
+  it('stops with 413 past its byte limit', async () => {
+    const stream = Readable.from([Buffer.from('{"a":1}\n'.repeat(10))]);
+    await expect(async () => {
+      for await (const _ of ndjsonItems(stream, 20)) void _;
+    }).rejects.toMatchObject({ status: 413, code: 'payload_too_large' });
+  });
+});
+
+describe('CSV import mapping', () => {
+  it('maps known columns to fields and the rest to extra', () => {
+    expect(csvRowToRecord({ Email: 'a@example.com', password: 'pw', City: 'Paris', empty: '' })).toEqual({ email: 'a@example.com', password: 'pw', extra: { City: 'Paris' } });
+    expect(detectFormat('x.CSV')).toBe('csv');
+    expect(detectFormat('x.jsonl')).toBe('ndjson');
+    expect(() => detectFormat('x.txt')).toThrow(/--format/);
+  });
+});
