@@ -155,7 +155,41 @@ async function explainIncidentList(dbUrl: string) {
   }
 }
 
+async function runChild(args: string[], env: Record<string, string>): Promise<string> {
+  const child = spawn(process.execPath, ['--import', 'tsx', ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout?.on('data', (d) => (out += d));
+  const code = await new Promise((resolve) => child.on('exit', resolve));
+  if (code !== 0) throw new Error(`${args.join(' ')} exited with ${code}`);
+  return out;
+}
+
 const scenarios: Record<string, () => Promise<Result[]>> = {
+  async leaks() {
+    const records = Number(process.env.BENCH_LEAK_RECORDS ?? 1_000_000);
+    const dataDir = path.join(ROOT, 'bench', 'data', `leaks-${records}`);
+    if (!fs.existsSync(dataDir)) await runChild(['bench/generate-leaks.ts', dataDir, String(records), '50'], {});
+    const dbUrl = databaseUrl('leaks');
+    const imported = JSON.parse(await runChild(['bench/import-leaks.ts', dataDir], { THREATMON_DATABASE_URL: dbUrl, THREATMON_LOG_LEVEL: 'warn', THREATMON_ADMIN_PASSWORD: ADMIN_PASSWORD }));
+    console.log(`import-leaks: ${imported.records} records from ${imported.files} files in ${imported.seconds} s = ${imported.records_per_sec} records/s, peak RSS ${imported.peak_rss_mb} MB`);
+    const s = await startServer('leaks', {}, dbUrl);
+    try {
+      const auth = { authorization: `Bearer ${s.token}` };
+      const conns = Number(process.env.BENCH_SEARCH_CONNECTIONS ?? 16);
+      const sample = JSON.parse(fs.readFileSync(path.join(dataDir, 'source-07.ndjson'), 'utf8').split('\n')[123] as string) as { email: string };
+      const q = (qs: string) => ({ url: `${s.url}/api/v1/leaks/search/?${qs}`, headers: auth, connections: conns });
+      return [
+        { scenario: 'import-leaks (records/s)', requests_per_sec: imported.records_per_sec, latency_p50_ms: 0, latency_p99_ms: 0, non_2xx: 0, errors: 0, peak_rss_mb: imported.peak_rss_mb } as Result,
+        await load(`search email (${records})`, q(`email=${encodeURIComponent(sample.email)}`)),
+        await load(`search domain (${records})`, q('domain=corp7.example')),
+        await load(`search ip CIDR /16 (${records})`, q('ip=10.20.0.0/16')),
+        await load(`search q full text (${records})`, q('q=%22jennifer%20smith%22')),
+        await load(`search q prefix (${records})`, q('q=robins*%20jam*')),
+      ];
+    } finally {
+      await stop(s);
+    }
+  },
   async incidents() {
     const dbUrl = databaseUrl('incidents');
     const n = Number(process.env.BENCH_INCIDENTS ?? 100_000);

@@ -46,6 +46,9 @@ export function reverseDomain(domain: string): string {
 
 /** 32 hex digits of the 16-byte address; IPv4 as IPv4-mapped IPv6, so both families sort in one space. */
 export function ipKey(ip: string): string {
+  // Canonical dotted IPv4 (the common case) without a parse.
+  const v4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(ip);
+  if (v4) return `00000000000000000000ffff${v4.slice(1).map((o) => Number(o).toString(16).padStart(2, '0')).join('')}`;
   const addr = ipaddr.parse(ip);
   const v6 = addr.kind() === 'ipv4' ? (addr as ipaddr.IPv4).toIPv4MappedAddress() : (addr as ipaddr.IPv6);
   return Buffer.from(v6.toByteArray()).toString('hex');

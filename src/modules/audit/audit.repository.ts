@@ -18,6 +18,11 @@ export class AuditLog {
     private readonly newId: () => string,
   ) {}
 
+  /** Records what `actor` did, in its organization. */
+  recordAs(db: Kysely<DB>, actor: Actor, entry: Pick<AuditEntry, 'action' | 'targetType' | 'targetId' | 'changes'>): Promise<void> {
+    return this.record(db, { organizationId: actor.p?.organization.id ?? null, actorId: actor.p?.user.id ?? null, ip: actor.ip, ...entry });
+  }
+
   async record(db: Kysely<DB>, entry: AuditEntry): Promise<void> {
     await db
       .insertInto('audit_log')
@@ -34,6 +39,12 @@ export class AuditLog {
       })
       .execute();
   }
+}
+
+/** Who acts: the caller (null for the CLI and the system) and the client address. */
+export interface Actor {
+  p: { organization: { id: string }; user: { id: string } } | null;
+  ip: string | null;
 }
 
 /** {field: {from, to}} for the fields whose value differs. */

@@ -264,14 +264,7 @@ export class IncidentsService {
         })),
       );
       await this.repo.adjustIocCount(trx, incident.id, rows.length, at);
-      await this.audit.record(trx, {
-        organizationId: ctx.p.organization.id,
-        actorId: ctx.p.user.id,
-        action: 'ioc.created',
-        targetType: 'incident',
-        targetId: incident.id,
-        ip: ctx.ip,
-        changes: { count: rows.length, iocs: rows.slice(0, 100).map((r) => ({ id: r.id, type: r.type, value: r.value })) },
+      await this.audit.recordAs(trx, ctx, { action: 'ioc.created', targetType: 'incident', targetId: incident.id, changes: { count: rows.length, iocs: rows.slice(0, 100).map((r) => ({ id: r.id, type: r.type, value: r.value })) },
       });
     }
     return { rows, duplicates };
@@ -309,7 +302,7 @@ export class IncidentsService {
       await this.repo.insertEvents(trx, [
         { id: this.deps.newId(), organization_id: p.organization.id, incident_id: row.id, kind: 'created', actor_id: p.user.id, changes: created, ioc_id: null, created_at: at },
       ]);
-      await this.audit.record(trx, { organizationId: p.organization.id, actorId: p.user.id, action: 'incident.created', targetType: 'incident', targetId: row.id, ip: ctx.ip, changes: created });
+      await this.audit.recordAs(trx, ctx, { action: 'incident.created', targetType: 'incident', targetId: row.id, changes: created });
       const incident = await this.get(p, row.id, trx);
       if (good.length) await this.addIocs(trx, ctx, incident, good);
       return this.get(p, row.id, trx);
@@ -368,7 +361,7 @@ export class IncidentsService {
       await this.repo.insertEvents(trx, [
         { id: this.deps.newId(), organization_id: p.organization.id, incident_id: id, kind: 'updated', actor_id: p.user.id, changes, ioc_id: null, created_at: at },
       ]);
-      await this.audit.record(trx, { organizationId: p.organization.id, actorId: p.user.id, action: 'incident.updated', targetType: 'incident', targetId: id, ip: ctx.ip, changes });
+      await this.audit.recordAs(trx, ctx, { action: 'incident.updated', targetType: 'incident', targetId: id, changes });
       return this.get(p, id, trx);
     });
   }
@@ -377,15 +370,7 @@ export class IncidentsService {
     await this.db.transaction().execute(async (trx) => {
       const current = await this.get(ctx.p, id, trx);
       await this.repo.deleteIncident(trx, current);
-      await this.audit.record(trx, {
-        organizationId: ctx.p.organization.id,
-        actorId: ctx.p.user.id,
-        action: 'incident.deleted',
-        targetType: 'incident',
-        targetId: id,
-        ip: ctx.ip,
-        changes: { title: current.title, ioc_count: current.ioc_count },
-      });
+      await this.audit.recordAs(trx, ctx, { action: 'incident.deleted', targetType: 'incident', targetId: id, changes: { title: current.title, ioc_count: current.ioc_count } });
     });
   }
 
@@ -445,7 +430,7 @@ export class IncidentsService {
         ...(patch.last_seen !== undefined && { last_seen: patch.last_seen }),
         updated_at: at,
       });
-      await this.audit.record(trx, { organizationId: ctx.p.organization.id, actorId: ctx.p.user.id, action: 'ioc.updated', targetType: 'ioc', targetId: id, ip: ctx.ip, changes });
+      await this.audit.recordAs(trx, ctx, { action: 'ioc.updated', targetType: 'ioc', targetId: id, changes });
       return this.getIoc(ctx.p, incidentId, id, trx);
     });
   }
@@ -459,7 +444,7 @@ export class IncidentsService {
       await this.repo.insertEvents(trx, [
         { id: this.deps.newId(), organization_id: ctx.p.organization.id, incident_id: incidentId, kind: 'ioc_removed', actor_id: ctx.p.user.id, changes: { type: ioc.type, value: ioc.value }, ioc_id: id, created_at: at },
       ]);
-      await this.audit.record(trx, { organizationId: ctx.p.organization.id, actorId: ctx.p.user.id, action: 'ioc.deleted', targetType: 'ioc', targetId: id, ip: ctx.ip, changes: { type: ioc.type, value: ioc.value } });
+      await this.audit.recordAs(trx, ctx, { action: 'ioc.deleted', targetType: 'ioc', targetId: id, changes: { type: ioc.type, value: ioc.value } });
     });
   }
 
@@ -502,7 +487,7 @@ export class IncidentsService {
       await this.repo.insertEvents(trx, [
         { id: this.deps.newId(), organization_id: ctx.p.organization.id, incident_id: incidentId, kind: 'comment_added', actor_id: ctx.p.user.id, changes: { comment: row.id }, ioc_id: null, created_at: at },
       ]);
-      await this.audit.record(trx, { organizationId: ctx.p.organization.id, actorId: ctx.p.user.id, action: 'comment.created', targetType: 'incident', targetId: incidentId, ip: ctx.ip, changes: { comment: row.id } });
+      await this.audit.recordAs(trx, ctx, { action: 'comment.created', targetType: 'incident', targetId: incidentId, changes: { comment: row.id } });
       return presentComment(row);
     });
   }

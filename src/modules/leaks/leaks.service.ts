@@ -127,6 +127,7 @@ const RECORD_COLUMNS = [
 export class LeaksService {
   readonly ingestHooks: IngestHook[] = [];
   private insertStatement?: import('better-sqlite3').Statement;
+  private counterStatement?: import('better-sqlite3').Statement;
   orgFigures: OrgLeakFigures | null = null;
 
   constructor(
@@ -180,15 +181,7 @@ export class LeaksService {
         updated_at: at,
       };
       await trx.insertInto('leak_sources').values(row).execute();
-      await this.audit.record(trx, {
-        organizationId: actor.p?.organization.id ?? null,
-        actorId: actor.p?.user.id ?? null,
-        action: 'leak_source.created',
-        targetType: 'leak_source',
-        targetId: row.id,
-        ip: actor.ip,
-        changes: { name: row.name },
-      });
+      await this.audit.recordAs(trx, actor, { action: 'leak_source.created', targetType: 'leak_source', targetId: row.id, changes: { name: row.name } });
       return this.getSource(row.id, trx);
     });
   }
@@ -209,7 +202,7 @@ export class LeaksService {
         .set((eb) => ({ ...(set as object), version: eb('version', '+', 1) }))
         .where('id', '=', id)
         .execute();
-      await this.audit.record(trx, { organizationId: actor.p.organization.id, actorId: actor.p.user.id, action: 'leak_source.updated', targetType: 'leak_source', targetId: id, ip: actor.ip, changes });
+      await this.audit.recordAs(trx, actor, { action: 'leak_source.updated', targetType: 'leak_source', targetId: id, changes });
       return this.getSource(id, trx);
     });
   }
@@ -239,15 +232,7 @@ export class LeaksService {
     }
     await this.db.transaction().execute(async (trx) => {
       await trx.deleteFrom('leak_sources').where('id', '=', id).execute();
-      await this.audit.record(trx, {
-        organizationId: actor.p.organization.id,
-        actorId: actor.p.user.id,
-        action: 'leak_source.deleted',
-        targetType: 'leak_source',
-        targetId: id,
-        ip: actor.ip,
-        changes: { name: source.name, record_count: source.record_count },
-      });
+      await this.audit.recordAs(trx, actor, { action: 'leak_source.deleted', targetType: 'leak_source', targetId: id, changes: { name: source.name, record_count: source.record_count } });
     });
   }
 
@@ -267,6 +252,12 @@ export class LeaksService {
   }
 
   private async bumpCounters(trx: Kysely<DB>, deltas: Map<string, number>) {
+    const raw = this.deps.database.sqlite;
+    if (raw) {
+      const upsert = (this.counterStatement ??= raw.prepare('insert into leak_counters (key, n) values (?, ?) on conflict (key) do update set n = leak_counters.n + excluded.n'));
+      for (const [key, n] of deltas) if (n !== 0) upsert.run(key, n);
+      return;
+    }
     for (const [key, n] of deltas) {
       if (n === 0) continue;
       await trx
@@ -327,13 +318,10 @@ export class LeaksService {
     onBatch?.(report, processed);
     this.deps.metrics.ingested.inc({ outcome: 'accepted' }, report.accepted);
     this.deps.metrics.ingested.inc({ outcome: 'rejected' }, report.rejected.length);
-    await this.audit.record(this.db, {
-      organizationId: actor.p?.organization.id ?? null,
-      actorId: actor.p?.user.id ?? null,
+    await this.audit.recordAs(this.db, actor, {
       action: 'leak_records.ingested',
       targetType: 'leak_source',
       targetId: source.id,
-      ip: actor.ip,
       changes: { accepted: report.accepted, duplicates: report.duplicates, rejected: report.rejected.length },
     });
     return report;
@@ -544,7 +532,7 @@ export class LeaksService {
         last_result_count: null,
       };
       await trx.insertInto('saved_searches').values(row).execute();
-      await this.audit.record(trx, { organizationId: actor.p.organization.id, actorId: actor.p.user.id, action: 'saved_search.created', targetType: 'saved_search', targetId: row.id, ip: actor.ip, changes: { name: row.name, query: body.query } });
+      await this.audit.recordAs(trx, actor, { action: 'saved_search.created', targetType: 'saved_search', targetId: row.id, changes: { name: row.name, query: body.query } });
       return this.getSaved(actor.p, row.id, trx);
     });
   }
@@ -566,7 +554,7 @@ export class LeaksService {
         }))
         .where('id', '=', id)
         .execute();
-      await this.audit.record(trx, { organizationId: actor.p.organization.id, actorId: actor.p.user.id, action: 'saved_search.updated', targetType: 'saved_search', targetId: id, ip: actor.ip, changes });
+      await this.audit.recordAs(trx, actor, { action: 'saved_search.updated', targetType: 'saved_search', targetId: id, changes });
       return this.getSaved(actor.p, id, trx);
     });
   }
@@ -575,7 +563,7 @@ export class LeaksService {
     await this.db.transaction().execute(async (trx) => {
       const current = await this.getSaved(actor.p, id, trx);
       await trx.deleteFrom('saved_searches').where('id', '=', id).execute();
-      await this.audit.record(trx, { organizationId: actor.p.organization.id, actorId: actor.p.user.id, action: 'saved_search.deleted', targetType: 'saved_search', targetId: id, ip: actor.ip, changes: { name: current.name } });
+      await this.audit.recordAs(trx, actor, { action: 'saved_search.deleted', targetType: 'saved_search', targetId: id, changes: { name: current.name } });
     });
   }
 
