@@ -37,7 +37,12 @@ export class AppError extends Error {
     readonly detail: string,
     readonly extra: { errors?: FieldError[]; headers?: Record<string, string>; body?: Record<string, unknown> } = {},
   ) {
+    // Client errors are expected and frequent (401, 404, 429): capturing a stack for each is
+    // measurable under load and never shown, so none is captured.
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
     super(detail);
+    Error.stackTraceLimit = limit;
     this.name = 'AppError';
   }
 }
