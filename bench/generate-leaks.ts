@@ -14,10 +14,14 @@ const BIG = ['gmail.com', 'yahoo.com', 'hotmail.com', 'outlook.com', 'aol.com', 
 const POPULAR = ['123456', 'password', '123456789', 'qwerty', 'abc123', 'password1', '111111', 'iloveyou', 'dragon', 'monkey', 'letmein', 'football'];
 
 export function* leakRecords(count: number, seed: number) {
-  let s = seed;
+  // mulberry32: deterministic, and (unlike a float LCG past 2^53) without a short cycle.
+  let s = seed >>> 0;
   const rnd = () => {
-    s = (s * 1103515245 + 12345) % 2147483648;
-    return s / 2147483648;
+    s = (s + 0x6d2b79f5) >>> 0;
+    let t = s;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
   const pick = <T>(a: T[]) => a[Math.floor(rnd() * a.length)] as T;
   // Skewed domains: a few huge webmail providers, a long tail of company domains (and their subdomains).

@@ -20,11 +20,14 @@ export async function seedIncidents(n: number, orgName = 'Default'): Promise<voi
     const org = await deps.database.db.selectFrom('organizations').select('id').where('name', '=', orgName).executeTakeFirstOrThrow();
     const admin = await deps.database.db.selectFrom('users').select('id').where('organization_id', '=', org.id).executeTakeFirstOrThrow();
     const now = Date.now();
-    let rnd = 42;
+    // mulberry32: deterministic, so two runs seed the same data.
+    let state = 42;
     const random = () => {
-      // Deterministic, so two runs seed the same data.
-      rnd = (rnd * 1103515245 + 12345) % 2147483648;
-      return rnd / 2147483648;
+      state = (state + 0x6d2b79f5) >>> 0;
+      let t = state;
+      t = Math.imul(t ^ (t >>> 15), t | 1);
+      t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
     };
     const started = Date.now();
     for (let done = 0; done < n; ) {

@@ -1,14 +1,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { Transform } from 'node:stream';
+import { Worker } from 'node:worker_threads';
 import { SingleBar } from 'cli-progress';
-import { parse as parseCsv } from 'csv-parse';
-import StreamArray from 'stream-json/streamers/StreamArray.js';
-import { RECORD_FIELDS } from '../domain/leak-record.js';
-import type { IngestReport, LeaksService } from '../modules/leaks/leaks.service.js';
-import { ndjsonItems } from '../modules/leaks/ndjson.js';
+import type { RecordResult } from '../domain/leak-record.js';
+import type { IngestItem, IngestReport, LeaksService } from '../modules/leaks/leaks.service.js';
+import type { ImportFormat } from './import-items.js';
 
-export type ImportFormat = 'csv' | 'ndjson' | 'json';
+export { csvRowToRecord, type ImportFormat } from './import-items.js';
+
 
 export class ImportError extends Error {}
 
@@ -20,37 +19,6 @@ export function detectFormat(file: string): ImportFormat {
   throw new ImportError(`cannot tell the format of "${file}" from its extension: pass --format csv|ndjson|json`);
 }
 
-/** A CSV row as a record: known columns map to fields, any other non-empty column goes to `extra`. */
-export function csvRowToRecord(row: Record<string, string>): Record<string, unknown> {
-  const record: Record<string, unknown> = {};
-  const extra: Record<string, string> = {};
-  for (const [column, raw] of Object.entries(row)) {
-    const value = raw?.trim();
-    if (!value) continue;
-    const key = column.trim().toLowerCase();
-    if ((RECORD_FIELDS as readonly string[]).includes(key) && key !== 'extra') record[key] = value;
-    else extra[column.trim()] = value;
-  }
-  if (Object.keys(extra).length) record.extra = extra;
-  return record;
-}
-
-async function* items(stream: NodeJS.ReadableStream & fs.ReadStream, format: ImportFormat): AsyncGenerator<{ index: number; value: unknown }> {
-  if (format === 'ndjson') {
-    yield* ndjsonItems(stream);
-    return;
-  }
-  if (format === 'csv') {
-    let index = 0;
-    const rows = stream.pipe(parseCsv({ columns: true, skip_empty_lines: true, relax_column_count: true, bom: true, trim: false }));
-    for await (const row of rows) yield { index: index++, value: csvRowToRecord(row as Record<string, string>) };
-    return;
-  }
-  // A JSON array of any size, parsed as it streams.
-  const parser = StreamArray.withParser();
-  stream.pipe(parser as unknown as Transform);
-  for await (const { key, value } of parser as AsyncIterable<{ key: number; value: unknown }>) yield { index: key, value };
-}
 
 export interface ImportOptions {
   file: string;
@@ -74,7 +42,7 @@ export async function importLeaks(leaks: LeaksService, opts: ImportOptions): Pro
     out.write(`Created leak source "${opts.source}" (${source.id}).\n`);
   }
   const size = fs.statSync(opts.file).size;
-  const stream = fs.createReadStream(opts.file, { highWaterMark: 1024 * 1024 });
+  const worker = startReader(opts.file, format);
   const started = Date.now();
   const showBar = opts.progress ?? Boolean(out.isTTY);
   const bar = showBar
@@ -90,15 +58,15 @@ export async function importLeaks(leaks: LeaksService, opts: ImportOptions): Pro
     : null;
   bar?.start(size, 0, { records: 0, rate: 0, accepted: 0, duplicates: 0, rejected: 0 });
   let lastLine = 0;
-  const report = await leaks.ingest(source.id, items(stream, format), { p: null, ip: null }, (r, processed) => {
+  const report = await leaks.ingest(source.id, worker.items(), { p: null, ip: null }, (r, processed) => {
     const seconds = (Date.now() - started) / 1000;
     const rate = Math.round(processed / Math.max(seconds, 0.001));
     if (bar) {
-      bar.update(stream.bytesRead, { records: processed, rate, accepted: r.accepted, duplicates: r.duplicates, rejected: r.rejected.length });
+      bar.update(worker.bytesRead, { records: processed, rate, accepted: r.accepted, duplicates: r.duplicates, rejected: r.rejected.length });
     } else if (Date.now() - lastLine > 5000) {
       // Not a terminal (CI, a log file): a line every few seconds instead of a bar.
       lastLine = Date.now();
-      out.write(`${processed} records (${Math.round((stream.bytesRead / Math.max(size, 1)) * 100)}%), ${rate} rec/s\n`);
+      out.write(`${processed} records (${Math.round((worker.bytesRead / Math.max(size, 1)) * 100)}%), ${rate} rec/s\n`);
     }
   });
   bar?.update(size);
@@ -115,4 +83,53 @@ export async function importLeaks(leaks: LeaksService, opts: ImportOptions): Pro
   }
   if (report.rejected.length > 10) out.write(`  ... and ${report.rejected.length - 10} more rejected records\n`);
   return { ...report, seconds };
+}
+
+/**
+ * Reading, parsing and normalising run in a worker thread (the import's second core); this thread
+ * only writes. Batches are acknowledged as they are consumed, so at most a few wait in memory.
+ */
+function startReader(file: string, format: ImportFormat) {
+  const here = new URL(import.meta.url);
+  const fromSource = here.pathname.endsWith('.ts');
+  const entry = new URL(fromSource ? './import-worker.ts' : './import-worker.js', here);
+  // Run from the TypeScript sources (tsx), the worker registers tsx itself: loaders are per thread.
+  const boot = fromSource
+    ? `import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(entry.href)}); })`
+    : `import(${JSON.stringify(entry.href)})`;
+  const worker = new Worker(boot, { eval: true, workerData: { file, format } });
+  const state = { bytesRead: 0 };
+  async function* items(): AsyncGenerator<IngestItem> {
+    const queue: Array<{ type: string; items?: Array<{ index: number; result: RecordResult }>; bytesRead?: number; message?: string }> = [];
+    let wake: (() => void) | null = null;
+    let failed: Error | null = null;
+    worker.on('message', (m) => {
+      queue.push(m);
+      wake?.();
+    });
+    worker.on('error', (err) => {
+      failed = err;
+      wake?.();
+    });
+    try {
+      for (;;) {
+        while (queue.length === 0 && !failed) await new Promise<void>((r) => (wake = r));
+        if (failed) throw failed;
+        const m = queue.shift() as (typeof queue)[number];
+        if (m.type === 'done') return;
+        if (m.type === 'error') throw new ImportError(`cannot read ${file}: ${m.message}`);
+        state.bytesRead = m.bytesRead ?? state.bytesRead;
+        worker.postMessage('ack');
+        for (const item of m.items ?? []) yield item;
+      }
+    } finally {
+      await worker.terminate();
+    }
+  }
+  return {
+    items,
+    get bytesRead() {
+      return state.bytesRead;
+    },
+  };
 }

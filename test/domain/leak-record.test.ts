@@ -1,7 +1,8 @@
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { ftsQuery, ipKey, ipKeyRange, maskPassword, normaliseRecord, parseFullText, reverseDomain, tsQuery } from '../../src/domain/leak-record.js';
-import { csvRowToRecord, detectFormat } from '../../src/cli/import-leaks.js';
+import { detectFormat } from '../../src/cli/import-leaks.js';
+import { csvRowToRecord } from '../../src/cli/import-items.js';
 import { ndjsonItems } from '../../src/modules/leaks/ndjson.js';
 
 describe('leak records', () => {

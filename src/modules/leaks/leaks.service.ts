@@ -3,7 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import type { Kysely, Selectable } from 'kysely';
 import type { DB, LeakRecordsTable, LeakSourcesTable } from '../../db/schema.js';
 import type { AppDeps } from '../../deps.js';
-import { DATA_CLASSES, dataClassesOf, type NormalisedRecord, normaliseRecord, sha1Hex } from '../../domain/leak-record.js';
+import { DATA_CLASSES, dataClassesOf, type NormalisedRecord, normaliseRecord, type RecordResult, sha1Hex } from '../../domain/leak-record.js';
 import type { Principal } from '../../http/auth.js';
 import { AppError, conflict, type FieldError, notFound } from '../../http/errors.js';
 import { type ListQuery, Listing, type Page } from '../../http/listing.js';
@@ -25,6 +25,9 @@ export type IngestHook = (trx: Kysely<DB>, records: InsertedRecord[], source: { 
 
 /** Per-organization figures shown in /leaks/stats/ that belong to the monitoring module. */
 export type OrgLeakFigures = (db: Kysely<DB>, orgId: string) => Promise<{ monitors: number; alerts_open: number; alerts_last_30_days: number }>;
+
+/** One record to ingest: raw (`value`), or already normalised elsewhere (`result`, e.g. by the CLI's reader thread). */
+export type IngestItem = { index: number; value: unknown; result?: undefined } | { index: number; result: RecordResult; value?: undefined };
 
 export interface IngestReport {
   accepted: number;
@@ -275,7 +278,7 @@ export class LeaksService {
    */
   async ingest(
     sourceId: string,
-    items: AsyncIterable<{ index: number; value: unknown }> | Iterable<{ index: number; value: unknown }>,
+    items: AsyncIterable<IngestItem> | Iterable<IngestItem>,
     actor: { p: Principal | null; ip: string | null },
     onBatch?: (report: IngestReport, processed: number) => void,
   ): Promise<IngestReport> {
@@ -302,9 +305,9 @@ export class LeaksService {
       this.deps.metrics.ingested.inc({ outcome: 'processed' }, records.length);
       onBatch?.(report, processed);
     };
-    for await (const { index, value } of items) {
+    for await (const { index, value, result } of items) {
       processed++;
-      const r = value instanceof MalformedLine ? { ok: false as const, errors: [{ field: 'record', message: value.message }] } : normaliseRecord(value);
+      const r: RecordResult = result ?? (value instanceof MalformedLine ? { ok: false, errors: [{ field: 'record', message: value.message }] } : normaliseRecord(value));
       if (!r.ok) {
         if (report.rejected.length < MAX_REPORTED_REJECTIONS) report.rejected.push({ index, errors: r.errors });
         else (report as IngestReport & { rejected_not_listed?: number }).rejected_not_listed = ((report as { rejected_not_listed?: number }).rejected_not_listed ?? 0) + 1;
