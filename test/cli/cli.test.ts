@@ -48,7 +48,7 @@ describe('threatmon CLI', () => {
     const generated = await run(['create-user', '--org', 'Globex', '--username', 'ops', '--role', 'viewer', '--staff']);
     expect(generated.code).toBe(0);
     expect(generated.stdout).toMatch(/Password: \S{20,}/);
-  });
+  }, 120_000);
 
   it('fails clearly on bad input', async () => {
     const plan = await run(['create-org', 'X', '--plan', 'gold']);
@@ -66,7 +66,7 @@ describe('threatmon CLI', () => {
     const badEnv = await run(['migrate'], undefined, { THREATMON_PORT: 'eighty' });
     expect(badEnv.code).toBe(1);
     expect(badEnv.stderr).toContain('THREATMON_PORT');
-  });
+  }, 120_000);
 
   it('imports leak files (CSV, NDJSON, JSON array) idempotently, with a summary', async () => {
     fs.writeFileSync(path.join(dir, 'a.csv'), 'email,password,City\nalice@x.example,secretpass1,Paris\nbad,pw,\nbob@x.example,,Rome\n');
@@ -91,7 +91,7 @@ describe('threatmon CLI', () => {
     expect(missing.stderr).toContain('no such file');
     const help = await run(['import-leaks', '--help']);
     expect(help.stdout).toContain('--create-source');
-  });
+  }, 180_000);
 
   it('serves: creates the first admin once, answers, and shuts down gracefully on SIGTERM', async () => {
     const dbEnv = { THREATMON_DATABASE_URL: `sqlite:${path.join(dir, 'serve.db')}`, THREATMON_PORT: '0', THREATMON_LOG_LEVEL: 'info' };
