@@ -50,12 +50,14 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('created_at', ts, (c) => c.notNull())
     .addUniqueConstraint('leak_records_source_fingerprint_key', ['source_id', 'fingerprint'])
     .execute();
+  // Each search index ends with (created_at, id): counting and picking a page's ids read the index
+  // alone, even when a domain or a CIDR range matches a large share of the corpus.
   for (const [name, cols] of [
-    ['leak_records_email_idx', ['email']],
-    ['leak_records_username_idx', ['username_lower']],
-    ['leak_records_phone_idx', ['phone']],
-    ['leak_records_domain_rev_idx', ['domain_rev']],
-    ['leak_records_ip_key_idx', ['ip_key']],
+    ['leak_records_email_idx', ['email', 'created_at', 'id']],
+    ['leak_records_username_idx', ['username_lower', 'created_at', 'id']],
+    ['leak_records_phone_idx', ['phone', 'created_at', 'id']],
+    ['leak_records_domain_rev_idx', ['domain_rev', 'created_at', 'id']],
+    ['leak_records_ip_key_idx', ['ip_key', 'created_at', 'id']],
     ['leak_records_sha1_idx', ['password_sha1']],
     // `source=` pages in created_at order straight off this index. No index on created_at alone:
     // every search has a selective criterion, and each index costs every ingested record.
