@@ -113,18 +113,8 @@ export const IncidentCreateSchema = Type.Object(
   { additionalProperties: false, description: 'severity defaults to medium, tlp to amber, status to open.' },
 );
 
-export const IncidentPatchSchema = Type.Object(
-  {
-    title: Type.Optional(Title),
-    description: Type.Optional(Description),
-    status: Type.Optional(StatusSchema),
-    severity: Type.Optional(SeveritySchema),
-    tlp: Type.Optional(TlpSchema),
-    tags: Type.Optional(Tags),
-    assignee: Type.Optional(Nullable(Uuid('Assigned user.'))),
-  },
-  { additionalProperties: false },
-);
+/** The creatable fields but `iocs`, all optional. */
+export const IncidentPatchSchema = Type.Partial(Type.Omit(IncidentCreateSchema, ['iocs']), { additionalProperties: false });
 
 export const EVENT_KINDS = ['created', 'updated', 'ioc_added', 'ioc_removed', 'comment_added', 'alert_merged'] as const;
 
