@@ -6,7 +6,7 @@ import type { RecordResult } from '../domain/leak-record.js';
 import type { IngestItem, IngestReport, LeaksService } from '../modules/leaks/leaks.service.js';
 import type { ImportFormat } from './import-items.js';
 
-export { csvRowToRecord, type ImportFormat } from './import-items.js';
+export type { ImportFormat } from './import-items.js';
 
 
 export class ImportError extends Error {}

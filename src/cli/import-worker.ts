@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
-import { normaliseRecord, type RecordResult } from '../domain/leak-record.js';
-import { MalformedLine } from '../modules/leaks/ndjson.js';
+import type { RecordResult } from '../domain/leak-record.js';
+import { recordResult } from '../modules/leaks/ndjson.js';
 import { type ImportFormat, readItems } from './import-items.js';
 
 /**
@@ -31,8 +31,7 @@ try {
   const stream = fs.createReadStream(file, { highWaterMark: 1024 * 1024 });
   let batch: Array<{ index: number; result: RecordResult }> = [];
   for await (const { index, value } of readItems(stream, format)) {
-    const result: RecordResult = value instanceof MalformedLine ? { ok: false, errors: [{ field: 'record', message: value.message }] } : normaliseRecord(value);
-    batch.push({ index, result });
+    batch.push({ index, result: recordResult(value) });
     if (batch.length >= BATCH) {
       await send(batch, stream.bytesRead);
       batch = [];

@@ -103,7 +103,7 @@ export function buildCli(): Command {
     .addOption(new Option('--plan <plan>', `plan: ${PLANS.join(', ')}`).default('starter').argParser(parsePlan))
     .action(async (name: string, opts: { plan: Plan }) => {
       await withServices(async (s) => {
-        const org = await s.orgs.createEmpty(name, opts.plan);
+        const { org } = await s.orgs.create({ name, plan: opts.plan, owner: undefined });
         console.log(`Created organization "${org.name}" (${org.id}), plan ${org.plan}.`);
       });
     });

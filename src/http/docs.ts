@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import swagger from '@fastify/swagger';
@@ -76,7 +77,6 @@ export const docs = fp(
     });
     let bundle: Buffer | undefined;
     app.get('/api/redoc/redoc.standalone.js', { schema: { hide: true } }, async (_req, reply) => {
-      const { readFile } = await import('node:fs/promises');
       bundle ??= await readFile(REDOC_BUNDLE);
       reply.header('cache-control', 'public, max-age=86400').type('application/javascript; charset=utf-8');
       return bundle;

@@ -3,6 +3,7 @@ import { type Expression, type RawBuilder, type SelectQueryBuilder, sql } from '
 import { type TObject, type TProperties, type TSchema, Type } from 'typebox';
 import type { Dialect } from '../db/database.js';
 import { AppError } from './errors.js';
+import { isUuid } from './schemas.js';
 
 export const MAX_PAGE_SIZE = 500;
 export const DEFAULT_PAGE_SIZE = 50;
@@ -52,8 +53,6 @@ export interface ListQuery {
 }
 
 const ref = (c: Column): Expression<unknown> => (typeof c === 'string' ? sql.ref(c) : c);
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 function invalidQuery(field: string, message: string): AppError {
   return new AppError('invalid_query', 400, `${field}: ${message}`, { errors: [{ field, message }] });
@@ -147,7 +146,7 @@ export class Listing {
           break;
         }
         case 'uuid':
-          if (!UUID.test(String(value))) throw invalidQuery(name, 'must be a valid uuid');
+          if (!isUuid(String(value))) throw invalidQuery(name, 'must be a valid uuid');
           qb = qb.where(ref(f.column), '=', String(value).toLowerCase());
           break;
         case 'text':

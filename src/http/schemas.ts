@@ -1,6 +1,9 @@
 import { type TSchema, Type } from 'typebox';
 
 /** Shared schema pieces: ids, timestamps, nullable, the path id and error responses. */
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export const isUuid = (value: string) => UUID.test(value);
 export const Uuid = (description: string) => Type.String({ format: 'uuid', description });
 export const Timestamp = (description: string) => Type.String({ format: 'date-time', description });
 export const Nullable = <T extends TSchema>(schema: T, description?: string) =>

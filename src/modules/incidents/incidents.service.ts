@@ -3,11 +3,12 @@ import type { Kysely } from 'kysely';
 import { Compile } from 'typebox/compile';
 import type { DB } from '../../db/schema.js';
 import type { AppDeps } from '../../deps.js';
-import { type IocType, normaliseIoc } from '../../domain/ioc.js';
+import { IOC_TYPES, type IocType, normaliseIoc } from '../../domain/ioc.js';
 import { type Principal, requireRole } from '../../http/auth.js';
 import { fieldErrors } from '../../http/conventions.js';
 import { AppError, conflict, type FieldError, notFound, validation } from '../../http/errors.js';
 import { escapeLike, type ListQuery, Listing, type Page } from '../../http/listing.js';
+import { isUuid } from '../../http/schemas.js';
 import { type AuditLog, diff } from '../audit/audit.repository.js';
 import type { IncidentRow, IncidentsRepository, IocRow } from './incidents.repository.js';
 import {
@@ -23,7 +24,6 @@ import {
   TLPS,
   type Tlp,
 } from './incidents.schemas.js';
-import { IOC_TYPES } from '../../domain/ioc.js';
 
 /** Allowed status changes; a PATCH to the current status is a no-op. */
 export const TRANSITIONS: Record<Status, Status[]> = {
@@ -87,7 +87,7 @@ export const incidentListing = new Listing({
         const v = String(value);
         if (v === 'none') return qb.where('assignee_id', 'is', null);
         if (v === 'me') return qb.where('assignee_id', '=', ctx.userId ?? '');
-        if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(v)) {
+        if (!isUuid(v)) {
           throw new AppError('invalid_query', 400, 'assignee: must be a user id, me or none', { errors: [{ field: 'assignee', message: 'must be a user id, me or none' }] });
         }
         return qb.where('assignee_id', '=', v.toLowerCase());

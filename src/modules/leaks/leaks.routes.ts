@@ -5,7 +5,7 @@ import { principalOf } from '../../http/auth.js';
 import { assertIfMatch, etagOf, notModified } from '../../http/etag.js';
 import { AppError, validation } from '../../http/errors.js';
 import { PageSchema } from '../../http/listing.js';
-import { errorResponses, IdParams } from '../../http/schemas.js';
+import { errorResponses, IdParams, isUuid } from '../../http/schemas.js';
 import { leakSearch, SavedQuerySchema } from './leaks.search.js';
 import { IngestResultSchema, LeakRecordSchema, LeakSourceCreateSchema, LeakSourcePatchSchema, LeakSourceSchema, SavedSearchSchema, StatsSchema } from './leaks.schemas.js';
 import { type LeaksService, presentSource, savedSearchListing, sourceListing } from './leaks.service.js';
@@ -153,7 +153,8 @@ export const leaksRoutes: FastifyPluginAsyncTypebox<{ leaks: LeaksService }> = a
     },
     async (request, reply) => {
       const { id } = request.params as { id: string };
-      if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) return reply.callNotFound();
+      // The body validator is off for this route, and params with it: check the id here.
+      if (!isUuid(id)) return reply.callNotFound();
       const body = request.body as unknown;
       const who = actor(request);
       if (Array.isArray(body)) {
@@ -194,7 +195,7 @@ export const leaksRoutes: FastifyPluginAsyncTypebox<{ leaks: LeaksService }> = a
     async (request, reply) => {
       const row = await leaks.createSaved(actor(request), request.body as { name: string; query: Record<string, unknown> });
       reply.code(201).header('etag', etagOf(row.version));
-      return leaks.presentSavedRow(row);
+      return leaks.presentSaved(row);
     },
   );
 
@@ -204,7 +205,7 @@ export const leaksRoutes: FastifyPluginAsyncTypebox<{ leaks: LeaksService }> = a
     async (request, reply) => {
       const row = await leaks.getSaved(principalOf(request), request.params.id);
       if (notModified(request, reply, row.version)) return reply;
-      return leaks.presentSavedRow(row);
+      return leaks.presentSaved(row);
     },
   );
 
@@ -217,7 +218,7 @@ export const leaksRoutes: FastifyPluginAsyncTypebox<{ leaks: LeaksService }> = a
     async (request, reply) => {
       const row = await leaks.updateSaved(actor(request), request.params.id, request.body as { name?: string; query?: Record<string, unknown> }, (v) => assertIfMatch(request, v));
       reply.header('etag', etagOf(row.version));
-      return leaks.presentSavedRow(row);
+      return leaks.presentSaved(row);
     },
   );
 

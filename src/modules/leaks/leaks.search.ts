@@ -3,7 +3,7 @@ import { type TObject, Type } from 'typebox';
 import { normaliseDomain, normaliseEmail } from '../../domain/ioc.js';
 import { ftsQuery, ipKeyRange, normalisePhone, parseFullText, reverseDomain, tsQuery } from '../../domain/leak-record.js';
 import { AppError } from '../../http/errors.js';
-import { Listing } from '../../http/listing.js';
+import { Listing, toTimestamp } from '../../http/listing.js';
 
 const bad = (field: string, message: string) => new AppError('invalid_query', 400, `${field}: ${message}`, { errors: [{ field, message }] });
 
@@ -81,12 +81,12 @@ export const leakSearch = new Listing({
     leaked_after: {
       kind: 'custom',
       schema: Type.String({ format: 'date-or-date-time', description: 'Only records leaked at or after this date or time.' }) as never,
-      apply: (qb, value) => qb.where('leak_records.leaked_at', '>=', toIso(String(value))),
+      apply: (qb, value) => qb.where('leak_records.leaked_at', '>=', toTimestamp(String(value))),
     },
     leaked_before: {
       kind: 'custom',
       schema: Type.String({ format: 'date-or-date-time', description: 'Only records leaked before this date or time.' }) as never,
-      apply: (qb, value) => qb.where('leak_records.leaked_at', '<', toIso(String(value))),
+      apply: (qb, value) => qb.where('leak_records.leaked_at', '<', toTimestamp(String(value))),
     },
   },
   ordering: { leaked_at: 'leak_records.leaked_at', created_at: 'leak_records.created_at' },
@@ -103,11 +103,6 @@ export function assertHasCriterion(query: Record<string, unknown>) {
   }
 }
 
-function toIso(v: string): string {
-  const d = new Date(/^\d{4}-\d{2}-\d{2}$/.test(v) ? `${v}T00:00:00Z` : v);
-  if (Number.isNaN(d.getTime())) throw bad('date', `"${v}" is not an ISO 8601 date`);
-  return d.toISOString();
-}
 
 /** The saved-search `query`: the same parameters, but unknown keys refused. */
 export const SavedQuerySchema: TObject = (() => {

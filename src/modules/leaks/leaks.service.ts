@@ -3,14 +3,14 @@ import type { FastifyRequest } from 'fastify';
 import type { Kysely, Selectable } from 'kysely';
 import type { DB, LeakRecordsTable, LeakSourcesTable } from '../../db/schema.js';
 import type { AppDeps } from '../../deps.js';
-import { DATA_CLASSES, dataClassesOf, type NormalisedRecord, normaliseRecord, type RecordResult, sha1Hex } from '../../domain/leak-record.js';
+import { DATA_CLASSES, dataClassesOf, type NormalisedRecord, type RecordResult, sha1Hex } from '../../domain/leak-record.js';
 import type { Principal } from '../../http/auth.js';
 import { AppError, conflict, type FieldError, notFound } from '../../http/errors.js';
 import { envelope, type ListQuery, Listing, type Page, pageParams } from '../../http/listing.js';
 import type { AuditLog } from '../audit/audit.repository.js';
 import { diff } from '../audit/audit.repository.js';
 import { assertHasCriterion, leakSearch } from './leaks.search.js';
-import { MalformedLine } from './ndjson.js';
+import { recordResult } from './ndjson.js';
 import type { LeakRecordOut, LeakSourceOut } from './leaks.schemas.js';
 
 type SourceRow = Selectable<LeakSourcesTable>;
@@ -33,6 +33,8 @@ export interface IngestReport {
   accepted: number;
   duplicates: number;
   rejected: Array<{ index: number; errors: FieldError[] }>;
+  /** Rejections beyond MAX_REPORTED_REJECTIONS, counted but not listed. */
+  rejected_not_listed?: number;
   alerts_raised: number;
   exposures_found: number;
 }
@@ -307,10 +309,10 @@ export class LeaksService {
     };
     for await (const { index, value, result } of items) {
       processed++;
-      const r: RecordResult = result ?? (value instanceof MalformedLine ? { ok: false, errors: [{ field: 'record', message: value.message }] } : normaliseRecord(value));
+      const r = result ?? recordResult(value);
       if (!r.ok) {
         if (report.rejected.length < MAX_REPORTED_REJECTIONS) report.rejected.push({ index, errors: r.errors });
-        else (report as IngestReport & { rejected_not_listed?: number }).rejected_not_listed = ((report as { rejected_not_listed?: number }).rejected_not_listed ?? 0) + 1;
+        else report.rejected_not_listed = (report.rejected_not_listed ?? 0) + 1;
         continue;
       }
       batch.push(r.record);
@@ -509,7 +511,7 @@ export class LeaksService {
 
   // --- saved searches ---
 
-  private presentSaved(r: Selectable<DB['saved_searches']>) {
+  presentSaved(r: Selectable<DB['saved_searches']>) {
     return {
       id: r.id,
       name: r.name,
@@ -538,10 +540,6 @@ export class LeaksService {
     const row = await db.selectFrom('saved_searches').selectAll().where('id', '=', id).where('organization_id', '=', p.organization.id).executeTakeFirst();
     if (!row) throw notFound('No such saved search.');
     return row;
-  }
-
-  presentSavedRow(row: Selectable<DB['saved_searches']>) {
-    return this.presentSaved(row);
   }
 
   async createSaved(actor: { p: Principal; ip: string }, body: { name: string; query: Record<string, unknown> }) {

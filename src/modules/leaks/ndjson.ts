@@ -1,9 +1,15 @@
 import type { Readable } from 'node:stream';
+import { normaliseRecord, type RecordResult } from '../../domain/leak-record.js';
 import { AppError } from '../../http/errors.js';
 
 /** A line that is not JSON: reported as a rejection of its own, never the end of the stream. */
 export class MalformedLine {
   constructor(readonly message: string) {}
+}
+
+/** A parsed item as a record result: a malformed line is rejected like an invalid record. */
+export function recordResult(value: unknown): RecordResult {
+  return value instanceof MalformedLine ? { ok: false, errors: [{ field: 'record', message: value.message }] } : normaliseRecord(value);
 }
 
 /**

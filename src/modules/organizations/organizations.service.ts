@@ -96,11 +96,11 @@ export class OrganizationsService {
     };
   }
 
-  /** A new organization and its first owner, in one transaction (API, CLI and first start). */
-  async create(
-    input: { name: string; plan: Plan; owner: NewUser },
+  /** A new organization and its first owner, in one transaction (API, CLI and first start); the CLI's `create-org` makes one without. */
+  async create<O extends NewUser | undefined>(
+    input: { name: string; plan: Plan; owner: O },
     actor: { id: string | null; ip: string | null } = { id: null, ip: null },
-  ): Promise<{ org: OrganizationRow; owner: User }> {
+  ): Promise<{ org: OrganizationRow; owner: O extends NewUser ? User : undefined }> {
     return this.db.transaction().execute(async (trx) => {
       if (await this.orgs.findByName(trx, input.name)) {
         throw conflict(`An organization named "${input.name}" already exists.`, 'duplicate');
@@ -108,7 +108,7 @@ export class OrganizationsService {
       const now = this.deps.clock().toISOString();
       const id = this.deps.newId();
       await this.orgs.insert(trx, { id, name: input.name, plan: input.plan, created_at: now, updated_at: now });
-      const owner = await this.users.insertUser(trx, id, input.owner, 'owner.');
+      const owner = input.owner ? await this.users.insertUser(trx, id, input.owner, 'owner.') : undefined;
       await this.audit.record(trx, {
         organizationId: id,
         actorId: actor.id,
@@ -116,21 +116,10 @@ export class OrganizationsService {
         targetType: 'organization',
         targetId: id,
         ip: actor.ip,
-        changes: { name: input.name, plan: input.plan, owner: owner.username },
+        changes: { name: input.name, plan: input.plan, ...(owner && { owner: owner.username }) },
       });
-      return { org: (await this.orgs.findById(trx, id)) as OrganizationRow, owner };
+      return { org: (await this.orgs.findById(trx, id)) as OrganizationRow, owner: owner as O extends NewUser ? User : undefined };
     });
   }
 
-  /** An organization without users (CLI `create-org`). */
-  async createEmpty(name: string, plan: Plan): Promise<OrganizationRow> {
-    return this.db.transaction().execute(async (trx) => {
-      if (await this.orgs.findByName(trx, name)) throw conflict(`An organization named "${name}" already exists.`, 'duplicate');
-      const now = this.deps.clock().toISOString();
-      const id = this.deps.newId();
-      await this.orgs.insert(trx, { id, name, plan, created_at: now, updated_at: now });
-      await this.audit.record(trx, { organizationId: id, actorId: null, action: 'organization.created', targetType: 'organization', targetId: id, ip: null, changes: { name, plan } });
-      return (await this.orgs.findById(trx, id)) as OrganizationRow;
-    });
-  }
 }
