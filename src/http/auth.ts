@@ -33,6 +33,11 @@ export function principalOf(request: FastifyRequest): Principal {
   return request.principal;
 }
 
+/** The caller and its address: who an audited change is by. */
+export function actorOf(request: FastifyRequest): { p: Principal; ip: string } {
+  return { p: principalOf(request), ip: request.ip };
+}
+
 export function hasRole(p: Principal, role: Role): boolean {
   return ROLE_RANK[p.role] >= ROLE_RANK[role];
 }

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { stringify } from 'csv-stringify/sync';
 import { Type } from 'typebox';
 import { stixBundle } from '../../domain/stix.js';
-import { principalOf } from '../../http/auth.js';
+import { actorOf, principalOf } from '../../http/auth.js';
 import { assertIfMatch, etagOf, notModified } from '../../http/etag.js';
 import { PageSchema } from '../../http/listing.js';
 import { errorResponses, IdParams, isUuid, Uuid } from '../../http/schemas.js';
@@ -37,7 +37,6 @@ const NotModified = Type.Null({ description: 'Not modified (If-None-Match).' });
 const NoContent = Type.Null({ description: 'Deleted.' });
 
 export const incidentsRoutes: FastifyPluginAsyncTypebox<{ incidents: IncidentsService }> = async (app, { incidents }) => {
-  const ctx = (request: { ip: string }) => ({ p: principalOf(request as never), ip: request.ip });
 
   app.get(
     '/incidents/',
@@ -66,7 +65,7 @@ export const incidentsRoutes: FastifyPluginAsyncTypebox<{ incidents: IncidentsSe
       },
     },
     async (request, reply) => {
-      const row = await incidents.create(ctx(request), request.body);
+      const row = await incidents.create(actorOf(request), request.body);
       reply.code(201).header('etag', etagOf(row.version));
       return presentIncident(row);
     },
@@ -121,7 +120,7 @@ export const incidentsRoutes: FastifyPluginAsyncTypebox<{ incidents: IncidentsSe
       },
     },
     async (request, reply) => {
-      const row = await incidents.update(ctx(request), request.params.id, request.body, (v) => assertIfMatch(request, v));
+      const row = await incidents.update(actorOf(request), request.params.id, request.body, (v) => assertIfMatch(request, v));
       reply.header('etag', etagOf(row.version));
       return presentIncident(row);
     },
@@ -134,7 +133,7 @@ export const incidentsRoutes: FastifyPluginAsyncTypebox<{ incidents: IncidentsSe
       schema: { tags, summary: 'Delete an incident and its IOCs', description: 'Admin or above.', params: IdParams, response: { 204: NoContent, ...errorResponses(401, 403, 404) } },
     },
     async (request, reply) => {
-      await incidents.remove(ctx(request), request.params.id);
+      await incidents.remove(actorOf(request), request.params.id);
       return reply.code(204).send(null);
     },
   );
@@ -175,8 +174,8 @@ export const incidentsRoutes: FastifyPluginAsyncTypebox<{ incidents: IncidentsSe
       // The body validator is off for this route, and params with it: check the id here.
       if (!isUuid(id)) return reply.callNotFound();
       const body = request.body as unknown;
-      if (Array.isArray(body)) return incidents.addManyIocs(ctx(request), id, body);
-      const row = await incidents.addOneIoc(ctx(request), id, body);
+      if (Array.isArray(body)) return incidents.addManyIocs(actorOf(request), id, body);
+      const row = await incidents.addOneIoc(actorOf(request), id, body);
       reply.code(201).header('etag', etagOf(row.version));
       return presentIoc(row);
     },
@@ -208,7 +207,7 @@ export const incidentsRoutes: FastifyPluginAsyncTypebox<{ incidents: IncidentsSe
       },
     },
     async (request, reply) => {
-      const row = await incidents.updateIoc(ctx(request), request.params.id, request.params.iocId, request.body, (v) => assertIfMatch(request, v));
+      const row = await incidents.updateIoc(actorOf(request), request.params.id, request.params.iocId, request.body, (v) => assertIfMatch(request, v));
       reply.header('etag', etagOf(row.version));
       return presentIoc(row);
     },
@@ -221,7 +220,7 @@ export const incidentsRoutes: FastifyPluginAsyncTypebox<{ incidents: IncidentsSe
       schema: { tags, summary: 'Remove an IOC', description: 'Admin or above (deleting is an admin right); recorded in the timeline as ioc_removed.', params: IocParams, response: { 204: NoContent, ...errorResponses(401, 403, 404) } },
     },
     async (request, reply) => {
-      await incidents.removeIoc(ctx(request), request.params.id, request.params.iocId);
+      await incidents.removeIoc(actorOf(request), request.params.id, request.params.iocId);
       return reply.code(204).send(null);
     },
   );
@@ -256,7 +255,7 @@ export const incidentsRoutes: FastifyPluginAsyncTypebox<{ incidents: IncidentsSe
       schema: { tags, summary: 'Add a comment', description: 'Analyst or above.', params: IdParams, body: CommentCreateSchema, response: { 201: CommentSchema, ...errorResponses(400, 401, 403, 404, 415) } },
     },
     async (request, reply) => {
-      const comment = await incidents.addComment(ctx(request), request.params.id, request.body.body);
+      const comment = await incidents.addComment(actorOf(request), request.params.id, request.body.body);
       return reply.code(201).send(comment);
     },
   );

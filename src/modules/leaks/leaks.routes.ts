@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { principalOf } from '../../http/auth.js';
+import { actorOf, principalOf } from '../../http/auth.js';
 import { assertIfMatch, etagOf, notModified } from '../../http/etag.js';
 import { AppError, validation } from '../../http/errors.js';
 import { PageSchema } from '../../http/listing.js';
@@ -19,7 +19,6 @@ const NoContent = Type.Null({ description: 'Deleted.' });
 export const leaksRoutes: FastifyPluginAsyncTypebox<{ leaks: LeaksService }> = async (app, { leaks }) => {
   // NDJSON bodies reach the handler as a stream, parsed line by line as they arrive.
   app.addContentTypeParser('application/x-ndjson', (_request, payload, done) => done(null, payload));
-  const actor = (request: { ip: string }) => ({ p: principalOf(request as never), ip: request.ip });
 
   app.get(
     '/leaks/search/',
@@ -93,7 +92,7 @@ export const leaksRoutes: FastifyPluginAsyncTypebox<{ leaks: LeaksService }> = a
       schema: { tags, summary: 'Add a leak source (staff)', body: LeakSourceCreateSchema, response: { 201: LeakSourceSchema, ...errorResponses(400, 401, 403, 409, 415) } },
     },
     async (request, reply) => {
-      const row = await leaks.createSource(actor(request), request.body);
+      const row = await leaks.createSource(actorOf(request), request.body);
       reply.code(201).header('etag', etagOf(row.version));
       return presentSource(row);
     },
@@ -116,7 +115,7 @@ export const leaksRoutes: FastifyPluginAsyncTypebox<{ leaks: LeaksService }> = a
       schema: { tags, summary: 'Update a leak source (staff)', params: IdParams, body: LeakSourcePatchSchema, response: { 200: LeakSourceSchema, ...errorResponses(400, 401, 403, 404, 409, 412, 415) } },
     },
     async (request, reply) => {
-      const row = await leaks.updateSource(actor(request), request.params.id, request.body, (v) => assertIfMatch(request, v));
+      const row = await leaks.updateSource(actorOf(request), request.params.id, request.body, (v) => assertIfMatch(request, v));
       reply.header('etag', etagOf(row.version));
       return presentSource(row);
     },
@@ -129,7 +128,7 @@ export const leaksRoutes: FastifyPluginAsyncTypebox<{ leaks: LeaksService }> = a
       schema: { tags, summary: 'Delete a leak source and its records (staff)', description: 'Records go in batches, each its own transaction, so the API keeps answering meanwhile.', params: IdParams, response: { 204: NoContent, ...errorResponses(401, 403, 404) } },
     },
     async (request, reply) => {
-      await leaks.deleteSource(actor(request), request.params.id);
+      await leaks.deleteSource(actorOf(request), request.params.id);
       return reply.code(204).send(null);
     },
   );
@@ -156,13 +155,13 @@ export const leaksRoutes: FastifyPluginAsyncTypebox<{ leaks: LeaksService }> = a
       // The body validator is off for this route, and params with it: check the id here.
       if (!isUuid(id)) return reply.callNotFound();
       const body = request.body as unknown;
-      const who = actor(request);
+      const who = actorOf(request);
       if (Array.isArray(body)) {
         if (body.length > MAX_JSON_RECORDS) throw validation([{ field: 'body', message: `at most ${MAX_JSON_RECORDS} records per JSON array; stream more as application/x-ndjson` }]);
         return leaks.ingest(id, body.map((value, index) => ({ index, value })), who);
       }
       if (body && typeof (body as Readable).pipe === 'function') {
-        await leaks.getSource(id);
+        // ingest() looks the source up (404) before it reads the first line.
         return leaks.ingest(id, ndjsonItems(body as Readable, INGEST_BODY_LIMIT), who);
       }
       throw new AppError('validation_error', 400, 'body: must be a JSON array of records or an NDJSON stream', { errors: [{ field: 'body', message: 'must be a JSON array of records' }] });
@@ -193,7 +192,7 @@ export const leaksRoutes: FastifyPluginAsyncTypebox<{ leaks: LeaksService }> = a
       },
     },
     async (request, reply) => {
-      const row = await leaks.createSaved(actor(request), request.body as { name: string; query: Record<string, unknown> });
+      const row = await leaks.createSaved(actorOf(request), request.body as { name: string; query: Record<string, unknown> });
       reply.code(201).header('etag', etagOf(row.version));
       return leaks.presentSaved(row);
     },
@@ -216,7 +215,7 @@ export const leaksRoutes: FastifyPluginAsyncTypebox<{ leaks: LeaksService }> = a
       schema: { tags, summary: 'Update a saved search', params: IdParams, body: SavedPatch, response: { 200: SavedSearchSchema, ...errorResponses(400, 401, 403, 404, 412, 415) } },
     },
     async (request, reply) => {
-      const row = await leaks.updateSaved(actor(request), request.params.id, request.body as { name?: string; query?: Record<string, unknown> }, (v) => assertIfMatch(request, v));
+      const row = await leaks.updateSaved(actorOf(request), request.params.id, request.body as { name?: string; query?: Record<string, unknown> }, (v) => assertIfMatch(request, v));
       reply.header('etag', etagOf(row.version));
       return leaks.presentSaved(row);
     },
@@ -229,7 +228,7 @@ export const leaksRoutes: FastifyPluginAsyncTypebox<{ leaks: LeaksService }> = a
       schema: { tags, summary: 'Delete a saved search', description: 'Admin or above.', params: IdParams, response: { 204: NoContent, ...errorResponses(401, 403, 404) } },
     },
     async (request, reply) => {
-      await leaks.deleteSaved(actor(request), request.params.id);
+      await leaks.deleteSaved(actorOf(request), request.params.id);
       return reply.code(204).send(null);
     },
   );
