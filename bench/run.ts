@@ -5,6 +5,10 @@
  *   npm run bench                      # every scenario, 10 s each, 32 connections
  *   npm run bench -- health me-memory  # only these scenarios
  *   BENCH_DURATION=5 BENCH_CONNECTIONS=16 npm run bench
+ *   BENCH_WORKERS=1 npm run bench      # API processes (THREATMON_WORKERS); default auto, one per core
+ *
+ * Each measured run follows an unrecorded warm-up of BENCH_WARMUP seconds (default 5), so the
+ * figures are of a server whose code the JIT has compiled, not of its first second.
  *
  * Results are printed and written to bench/results/latest.json.
  */
@@ -21,6 +25,8 @@ import { createDeps } from '../src/deps.js';
 const ROOT = path.resolve(import.meta.dirname, '..');
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 5);
+const WORKERS = process.env.BENCH_WORKERS ?? 'auto';
 const ADMIN_PASSWORD = 'bench admin password 123';
 // High enough that the limiter does all its work without ever answering 429.
 const PLAN_LIMITS = 'starter=100000000,professional=100000000,enterprise=100000000';
@@ -59,6 +65,7 @@ async function startServer(name: string, env: Record<string, string>, dbUrl = da
       THREATMON_ADMIN_PASSWORD: ADMIN_PASSWORD,
       THREATMON_JWT_SECRET: 'bench-secret-bench-secret-bench-secret-0123',
       THREATMON_PLAN_LIMITS: PLAN_LIMITS,
+      THREATMON_WORKERS: WORKERS,
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -101,6 +108,7 @@ interface Result {
 }
 
 async function load(scenario: string, opts: autocannon.Options): Promise<Result> {
+  if (WARMUP > 0) await autocannon({ connections: CONNECTIONS, ...opts, duration: WARMUP });
   const r = await autocannon({ connections: CONNECTIONS, duration: DURATION, ...opts });
   const result = {
     scenario,
@@ -288,11 +296,13 @@ if (unknown.length) {
   console.error(`unknown scenario(s): ${unknown.join(', ')}; known: ${Object.keys(scenarios).join(', ')}`);
   process.exit(2);
 }
-console.log(`threatmon bench: ${DURATION} s per scenario, ${CONNECTIONS} connections, ${os.cpus().length} cores, ${process.env.BENCH_PG_URL ? 'PostgreSQL' : 'SQLite'}\n`);
+console.log(
+  `threatmon bench: ${DURATION} s per scenario after ${WARMUP} s of warm-up, ${CONNECTIONS} connections, ${os.cpus().length} cores, API workers ${WORKERS}, ${process.env.BENCH_PG_URL ? 'PostgreSQL' : 'SQLite'}\n`,
+);
 const results: Result[] = [];
 for (const name of wanted.length ? wanted : Object.keys(scenarios)) results.push(...(await scenarios[name]!()));
 fs.mkdirSync(path.join(ROOT, 'bench', 'results'), { recursive: true });
 fs.writeFileSync(
   path.join(ROOT, 'bench', 'results', 'latest.json'),
-  `${JSON.stringify({ date: new Date().toISOString(), duration_s: DURATION, connections: CONNECTIONS, database: process.env.BENCH_PG_URL ? 'postgres' : 'sqlite', results }, null, 2)}\n`,
+  `${JSON.stringify({ date: new Date().toISOString(), duration_s: DURATION, warmup_s: WARMUP, workers: WORKERS, connections: CONNECTIONS, database: process.env.BENCH_PG_URL ? 'postgres' : 'sqlite', results }, null, 2)}\n`,
 );

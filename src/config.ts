@@ -1,3 +1,4 @@
+import os from 'node:os';
 import path from 'node:path';
 
 export const PLANS = ['starter', 'professional', 'enterprise'] as const;
@@ -28,6 +29,8 @@ export interface Config {
   readonly rateLimits: boolean;
   /** Where generated secrets live: the SQLite file's folder, or ./data for PostgreSQL. */
   readonly dataDir: string;
+  /** API processes sharing the port (node:cluster); 1 serves from the starting process. */
+  readonly workers: number;
 }
 
 export class ConfigError extends Error {
@@ -79,6 +82,15 @@ export function parsePlanLimits(name: string, raw: string): Record<Plan, number>
     limits[plan] = limit;
   }
   return limits;
+}
+
+/** A process count: a whole number from 1 to 64, or `auto` for one per core. */
+export function parseWorkers(name: string, raw: string): number {
+  const v = raw.trim().toLowerCase();
+  if (v === 'auto') return os.availableParallelism();
+  const n = Number(v);
+  if (!/^\d+$/.test(v) || n < 1 || n > 64) throw new ConfigError(name, `expected a number of processes from 1 to 64, or auto, got "${raw}"`);
+  return n;
 }
 
 const LOG_LEVELS: LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -137,6 +149,8 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     throw new ConfigError('THREATMON_RATE_LIMITS', `expected on or off, got "${env.THREATMON_RATE_LIMITS}"`);
   }
 
+  const workers = parseWorkers('THREATMON_WORKERS', env.THREATMON_WORKERS || '1');
+
   const dataDir =
     env.THREATMON_DATA_DIR ||
     (databaseKind === 'sqlite' ? path.dirname(path.resolve(databaseUrl.slice('sqlite:'.length))) : path.resolve('data'));
@@ -165,6 +179,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     ),
     rateLimits: rateLimitsRaw === 'on',
     dataDir,
+    workers,
     ...overrides,
   };
   return Object.freeze(config);

@@ -1,3 +1,4 @@
+import os from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../src/config.js';
 
@@ -17,6 +18,7 @@ describe('configuration', () => {
       metrics: false,
       rateLimits: true,
       planLimits: { starter: 100, professional: 500, enterprise: 2000 },
+      workers: 1,
     });
     expect(Object.isFrozen(c)).toBe(true);
   });
@@ -34,6 +36,7 @@ describe('configuration', () => {
       THREATMON_PLAN_LIMITS: 'starter=10,enterprise=99',
       THREATMON_RATE_LIMITS: 'off',
       THREATMON_LOG_LEVEL: 'WARN',
+      THREATMON_WORKERS: '3',
     });
     expect(c).toMatchObject({
       databaseKind: 'postgres',
@@ -46,7 +49,9 @@ describe('configuration', () => {
       planLimits: { starter: 10, professional: 500, enterprise: 99 },
       rateLimits: false,
       logLevel: 'warn',
+      workers: 3,
     });
+    expect(loadConfig({ THREATMON_WORKERS: 'auto' }).workers).toBe(os.availableParallelism());
   });
 
   it.each([
@@ -63,6 +68,8 @@ describe('configuration', () => {
     ['THREATMON_RATE_LIMITS', 'sometimes'],
     ['THREATMON_LOG_LEVEL', 'loud'],
     ['THREATMON_REDIS_URL', 'localhost:6379'],
+    ['THREATMON_WORKERS', '0'],
+    ['THREATMON_WORKERS', 'many'],
   ])('refuses %s=%s naming the variable', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`^${name}: `));

@@ -1,9 +1,9 @@
 import { pathToFileURL } from 'node:url';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { buildApp, createServices } from '../app.js';
-import { bootstrapFirstAdmin } from '../bootstrap.js';
+import { createServices } from '../app.js';
 import { ImportError, type ImportFormat, importLeaks } from './import-leaks.js';
-import { type Config, ConfigError, loadConfig, PLANS, type Plan } from '../config.js';
+import { type Config, ConfigError, loadConfig, parseWorkers, PLANS, type Plan } from '../config.js';
+import { serve } from './serve.js';
 import { migrateToLatest } from '../db/migrator.js';
 import { createDeps } from '../deps.js';
 import { AppError } from '../http/errors.js';
@@ -31,40 +31,6 @@ async function withServices<T>(fn: (s: ReturnType<typeof createServices>, deps: 
   }
 }
 
-export async function serve(): Promise<void> {
-  const cfg = config();
-  const app = await buildApp(cfg);
-  try {
-    const { created, generatedPassword } = await bootstrapFirstAdmin(app.deps, app.services);
-    if (created) {
-      const shown = generatedPassword ?? '(THREATMON_ADMIN_PASSWORD)';
-      // Printed once, to the terminal, never through the logger.
-      process.stdout.write(
-        `\nCreated organization "Default" and its owner.\n  username: admin\n  password: ${shown}\nKeep it now: it is not shown again.\n\n`,
-      );
-    }
-  } catch (err) {
-    // Another node bootstrapped at the same moment: nothing to do.
-    if (!(err instanceof AppError && err.code === 'duplicate')) throw err;
-  }
-  let closing = false;
-  const shutdown = (signal: string) => {
-    if (closing) return;
-    closing = true;
-    app.log.info({ signal }, 'shutting down: finishing in-flight requests');
-    app.close().then(
-      () => process.exit(0),
-      (err) => {
-        app.log.error({ err }, 'shutdown failed');
-        process.exit(1);
-      },
-    );
-  };
-  process.once('SIGTERM', () => shutdown('SIGTERM'));
-  process.once('SIGINT', () => shutdown('SIGINT'));
-  await app.listen({ host: cfg.host, port: cfg.port });
-}
-
 const parsePlan = (v: string): Plan => {
   if (!PLANS.includes(v as Plan)) throw new InvalidArgumentError(`expected one of ${PLANS.join(', ')}`);
   return v as Plan;
@@ -81,7 +47,19 @@ export function buildCli(): Command {
   program
     .command('serve', { isDefault: true })
     .description('Migrate the database, create the first admin on an empty database, and serve the API (default command).')
-    .action(serve);
+    .addOption(
+      new Option('--workers <n>', 'API processes sharing the port: a number, or auto for one per core (default THREATMON_WORKERS, else 1)').argParser((v) => {
+        try {
+          return parseWorkers('--workers', v);
+        } catch (err) {
+          throw new InvalidArgumentError((err as Error).message.replace(/^--workers: /, ''));
+        }
+      }),
+    )
+    .action(async (opts: { workers?: number }) => {
+      const cfg = config();
+      await serve(opts.workers ? { ...cfg, workers: opts.workers } : cfg);
+    });
 
   program
     .command('migrate')

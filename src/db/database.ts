@@ -48,7 +48,10 @@ function wrapSqlite(raw: SQLite.Database): SqliteDatabase {
   return {
     close: () => raw.close(),
     prepare(query: string): SqliteStatement {
-      const stmt = prepareCached(query);
+      // Kysely opens transactions with a plain (deferred) BEGIN. Taking the write lock at BEGIN
+      // instead means a transaction waits its turn (busy_timeout) when another process (a cluster
+      // worker, the importer) is writing, rather than failing with SQLITE_BUSY when it upgrades.
+      const stmt = prepareCached(query === 'begin' ? 'begin immediate' : query);
       const map = (params: ReadonlyArray<unknown>) => params.map(toSqliteParam);
       return {
         reader: stmt.reader,

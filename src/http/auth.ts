@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import type { InferResult } from 'kysely';
 import type { Plan } from '../config.js';
 import type { AppDeps } from '../deps.js';
 import { unauthenticated, type TokenService } from '../modules/auth/tokens.js';
@@ -62,6 +63,14 @@ export interface AuthOptions {
 export const authenticate = fp(
   async (app: FastifyInstance, { deps, tokens, unknownBearerHooks }: AuthOptions) => {
     const { db } = deps.database;
+    // Every request runs this query: compiled once, run with the token's subject.
+    const principalSelect = db
+      .selectFrom('users')
+      .innerJoin('organizations', 'organizations.id', 'users.organization_id')
+      .selectAll('users')
+      .select(['organizations.name as org_name', 'organizations.plan as org_plan'])
+      .where('users.id', '=', '');
+    const principalQuery = principalSelect.compile();
 
     app.addHook('onRoute', (route) => {
       route.schema ??= {};
@@ -83,13 +92,8 @@ export const authenticate = fp(
         }
         throw err;
       }
-      const row = await db
-        .selectFrom('users')
-        .innerJoin('organizations', 'organizations.id', 'users.organization_id')
-        .selectAll('users')
-        .select(['organizations.name as org_name', 'organizations.plan as org_plan'])
-        .where('users.id', '=', claims.sub)
-        .executeTakeFirst();
+      const { rows } = await db.executeQuery<InferResult<typeof principalSelect>[number]>({ ...principalQuery, parameters: [claims.sub] });
+      const row = rows[0];
       if (!row?.is_active) throw unauthenticated('token_invalid', 'User is inactive or deleted.');
       const { org_name, org_plan, ...userRow } = row;
       const user = toUser(userRow);

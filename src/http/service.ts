@@ -32,6 +32,9 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  /** The exposition text; in a cluster worker, the sum over every worker (see src/cluster.ts). */
+  collect: () => Promise<string> = () => this.registry.metrics();
+
   constructor(withDefaults: boolean) {
     if (withDefaults) collectDefaultMetrics({ register: this.registry, prefix: 'threatmon_' });
   }
@@ -86,7 +89,7 @@ export const serviceRoutes = fp(
     });
     app.get('/metrics', { schema: { tags: ['service'], summary: 'Prometheus metrics', description: 'Prometheus text exposition. Only when THREATMON_METRICS=true.', produces: ['text/plain'] } }, async (_req, reply) => {
       reply.type(metrics.registry.contentType);
-      return metrics.registry.metrics();
+      return metrics.collect();
     });
   },
   { name: 'service-routes' },

@@ -47,9 +47,13 @@ export function loadJwtSecret(config: Pick<Config, 'jwtSecret' | 'dataDir'>): Ui
   return new TextEncoder().encode(secret);
 }
 
+/** Verified tokens remembered, so a client's repeated requests skip the HMAC; bounded, oldest dropped first. */
+const VERIFIED_CACHE_SIZE = 10_000;
+
 export class TokenService {
   // A KeyObject made once: handing jose raw bytes would import a key on every sign and verify.
   private readonly key: KeyObject;
+  private readonly verified = new Map<string, Claims>();
 
   constructor(
     secret: Uint8Array,
@@ -82,6 +86,10 @@ export class TokenService {
 
   /** Verifies signature, algorithm, issuer, audience, expiry (30 s leeway) and the token type. */
   async verify(token: string, type: TokenType | 'any'): Promise<Claims> {
+    const known = this.verified.get(token);
+    // The signature and claims of this exact string were checked; only the clock can change the answer.
+    if (known && known.exp + LEEWAY_SECONDS > this.clock().getTime() / 1000) return this.checkType(known, type);
+    if (known) this.verified.delete(token);
     let payload: Record<string, unknown>;
     try {
       ({ payload } = await jwtVerify(token, this.key, {
@@ -98,6 +106,12 @@ export class TokenService {
     }
     const claims = payload as unknown as Claims;
     if (claims.type !== 'access' && claims.type !== 'refresh') throw unauthenticated('token_invalid', 'Token is invalid.');
+    if (this.verified.size >= VERIFIED_CACHE_SIZE) this.verified.delete(this.verified.keys().next().value as string);
+    this.verified.set(token, claims);
+    return this.checkType(claims, type);
+  }
+
+  private checkType(claims: Claims, type: TokenType | 'any'): Claims {
     if (type !== 'any' && claims.type !== type) {
       throw unauthenticated('token_invalid', `Token is invalid: a ${claims.type} token cannot be used here.`);
     }

@@ -1,0 +1,143 @@
+import cluster, { type Worker } from 'node:cluster';
+import type { FastifyInstance } from 'fastify';
+import { pino } from 'pino';
+import { AggregatorRegistry } from 'prom-client';
+import { buildApp, createServices } from '../app.js';
+import { bootstrapFirstAdmin } from '../bootstrap.js';
+import { answerCounters, answerMetrics, ClusterMetrics, IpcCounterStore, type Channel } from '../cluster.js';
+import type { Config } from '../config.js';
+import { migrateToLatest } from '../db/migrator.js';
+import { createDeps, type AppDeps } from '../deps.js';
+import { FailOpenStore, MemoryCounterStore } from '../http/counters.js';
+import { AppError } from '../http/errors.js';
+import { loadJwtSecret } from '../modules/auth/tokens.js';
+
+/** Creates the first admin on an empty database and prints its password once, to the terminal, never through the logger. */
+async function bootstrap(deps: AppDeps, services: ReturnType<typeof createServices>): Promise<void> {
+  try {
+    const { created, generatedPassword } = await bootstrapFirstAdmin(deps, services);
+    if (created) {
+      const shown = generatedPassword ?? '(THREATMON_ADMIN_PASSWORD)';
+      process.stdout.write(
+        `\nCreated organization "Default" and its owner.\n  username: admin\n  password: ${shown}\nKeep it now: it is not shown again.\n\n`,
+      );
+    }
+  } catch (err) {
+    // Another node bootstrapped at the same moment: nothing to do.
+    if (!(err instanceof AppError && err.code === 'duplicate')) throw err;
+  }
+}
+
+/** SIGTERM/SIGINT: stop accepting, finish the requests in flight, exit. */
+function closeOnSignals(app: FastifyInstance): void {
+  let closing = false;
+  const shutdown = (signal: string) => {
+    if (closing) return;
+    closing = true;
+    app.log.info({ signal }, 'shutting down: finishing in-flight requests');
+    app.close().then(
+      () => process.exit(0),
+      (err) => {
+        app.log.error({ err }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGTERM', () => shutdown('SIGTERM'));
+  process.once('SIGINT', () => shutdown('SIGINT'));
+}
+
+/**
+ * `threatmon serve`: one process, or with `workers` > 1 a primary that prepares the database and
+ * forks that many API processes sharing the port (see src/cluster.ts).
+ */
+export async function serve(cfg: Config): Promise<void> {
+  if (cluster.isWorker) return serveWorker(cfg);
+  if (cfg.workers > 1) return servePrimary(cfg);
+  const app = await buildApp(cfg);
+  await bootstrap(app.deps, app.services);
+  closeOnSignals(app);
+  await app.listen({ host: cfg.host, port: cfg.port });
+}
+
+async function serveWorker(cfg: Config): Promise<void> {
+  const channel = process as unknown as Channel;
+  // Without Redis, the counters are the primary's, so a limit holds across workers.
+  const counters = cfg.redisUrl
+    ? undefined
+    : new FailOpenStore(new IpcCounterStore(channel), (err) => console.error(`rate-limit counters unavailable, failing open: ${String(err)}`));
+  const app = await buildApp(cfg, { migrate: false, counters });
+  if (cfg.metrics) {
+    const shared = new ClusterMetrics(app.deps.metrics, channel);
+    app.deps.metrics.collect = () => shared.collect();
+  }
+  closeOnSignals(app);
+  await app.listen({ host: cfg.host, port: cfg.port });
+}
+
+async function servePrimary(cfg: Config): Promise<void> {
+  const log = pino({ level: cfg.logLevel, base: { pid: process.pid, role: 'primary' } });
+  // Everything that must happen once, before any worker starts.
+  const deps = createDeps(cfg);
+  try {
+    await migrateToLatest(deps.database.db);
+    await bootstrap(deps, createServices(deps));
+    loadJwtSecret(cfg);
+  } finally {
+    await deps.counters.close();
+    await deps.database.close();
+  }
+
+  const counters = cfg.redisUrl ? null : new MemoryCounterStore();
+  if (cfg.metrics) answerMetrics(new AggregatorRegistry());
+
+  // A signal, not Worker.kill(): that would cut the IPC channel that requests in flight still use.
+  const stopWorkers = () => {
+    for (const w of Object.values(cluster.workers ?? {})) w?.process.kill('SIGTERM');
+  };
+  const listening = new Set<number>();
+  let closing = false;
+  let announced = false;
+  const fork = (): Worker => {
+    const worker = cluster.fork();
+    if (counters) answerCounters(worker, counters);
+    return worker;
+  };
+
+  cluster.on('listening', (worker) => {
+    listening.add(worker.id);
+    if (!announced && listening.size === cfg.workers) {
+      announced = true;
+      log.info({ workers: cfg.workers, address: `http://${cfg.host}:${cfg.port}` }, 'listening');
+    }
+  });
+  cluster.on('exit', (worker, code, signal) => {
+    const wasListening = listening.delete(worker.id);
+    if (closing) {
+      if (Object.keys(cluster.workers ?? {}).length === 0) process.exit();
+      return;
+    }
+    if (!wasListening) {
+      // It never came up (port taken, bad database...): a new one would fail the same way.
+      log.fatal({ worker: worker.process.pid, code, signal }, 'a worker failed to start; stopping');
+      closing = true;
+      process.exitCode = 1;
+      stopWorkers();
+      if (Object.keys(cluster.workers ?? {}).length === 0) process.exit();
+      return;
+    }
+    log.error({ worker: worker.process.pid, code, signal }, 'a worker stopped; starting another');
+    fork();
+  });
+
+  const shutdown = (signal: string) => {
+    if (closing) return;
+    closing = true;
+    log.info({ signal }, 'shutting down: workers finish their in-flight requests');
+    stopWorkers();
+  };
+  process.once('SIGTERM', () => shutdown('SIGTERM'));
+  process.once('SIGINT', () => shutdown('SIGINT'));
+
+  for (let i = 0; i < cfg.workers; i++) fork();
+}

@@ -1,0 +1,143 @@
+import { spawn } from 'node:child_process';
+import { EventEmitter } from 'node:events';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { answerCounters, type Channel, IpcCounterStore } from '../../src/cluster.js';
+import { MemoryCounterStore } from '../../src/http/counters.js';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'threatmon-cluster-'));
+const PASSWORD = 'cluster admin password 1';
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+/** Two ends of a channel in one process, delivering asynchronously as IPC does. */
+function channelPair(): [Channel, Channel] {
+  const a = new EventEmitter();
+  const b = new EventEmitter();
+  const end = (self: EventEmitter, other: EventEmitter): Channel => ({
+    send: (m) => setImmediate(() => other.emit('message', JSON.parse(JSON.stringify(m)))),
+    on: (e, l) => self.on(e, l),
+  });
+  return [end(a, b), end(b, a)];
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+    srv.on('error', reject);
+  });
+}
+
+function startServer(port: number, extraEnv: Record<string, string>, db = 'cluster.db') {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--workers', '2'], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      THREATMON_DATABASE_URL: `sqlite:${path.join(dir, db)}`,
+      THREATMON_PORT: String(port),
+      THREATMON_LOG_LEVEL: 'info',
+      THREATMON_ADMIN_PASSWORD: PASSWORD,
+      ...extraEnv,
+    },
+  });
+  let output = '';
+  child.stdout.on('data', (d) => (output += d));
+  child.stderr.on('data', (d) => (output += d));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { child, exited, output: () => output };
+}
+
+async function waitForLog(server: ReturnType<typeof startServer>, pattern: RegExp, timeoutMs = 60_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (!pattern.test(server.output())) {
+    if (server.child.exitCode !== null) throw new Error(`server exited with ${server.child.exitCode}:\n${server.output()}`);
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${pattern}:\n${server.output()}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe('IPC counters', () => {
+  it('answers hit, peek and reset from the one store the primary holds', async () => {
+    const [workerEnd, primaryEnd] = channelPair();
+    const shared = new MemoryCounterStore();
+    answerCounters(primaryEnd, shared);
+    const a = new IpcCounterStore(workerEnd);
+    const b = new IpcCounterStore(workerEnd);
+    expect(await a.hit('k', 2, 60_000)).toMatchObject({ count: 1, allowed: true });
+    expect(await b.hit('k', 2, 60_000)).toMatchObject({ count: 2, allowed: true });
+    expect(await a.hit('k', 2, 60_000)).toMatchObject({ count: 2, allowed: false });
+    expect(await b.peek('k')).toMatchObject({ count: 2 });
+    await a.reset('k');
+    expect(await shared.peek('k')).toEqual({ count: 0, resetMs: 0 });
+  });
+
+  it('fails a call the primary never answers instead of hanging', async () => {
+    const [workerEnd] = channelPair();
+    const store = new IpcCounterStore(workerEnd, 50);
+    await expect(store.hit('k', 1, 1000)).rejects.toThrow(/no answer from the primary/);
+  });
+});
+
+describe('threatmon serve --workers 2', () => {
+  it('shares rate limits and metrics across workers, writes from both, and stops cleanly on SIGTERM', async () => {
+    const port = await freePort();
+    const server = startServer(port, { THREATMON_PLAN_LIMITS: 'enterprise=12', THREATMON_METRICS: 'true' });
+    try {
+      await waitForLog(server, /"role":"primary".*"msg":"listening"/);
+      const url = `http://127.0.0.1:${port}`;
+      // The first admin is created once, by the primary.
+      expect(server.output().match(/Created organization "Default"/g)).toHaveLength(1);
+      const login = await fetch(`${url}/api/v1/auth/token/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: PASSWORD }) });
+      expect(login.status).toBe(200);
+      const { access } = (await login.json()) as { access: string };
+      const auth = { authorization: `Bearer ${access}`, connection: 'close' };
+
+      // New connections are dealt to the workers in turn; writes from both commit.
+      const posts = await Promise.all(
+        Array.from({ length: 8 }, (_, i) =>
+          fetch(`${url}/api/v1/incidents/`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ title: `Cluster ${i}`, severity: 'low' }) }),
+        ),
+      );
+      expect(posts.map((r) => r.status)).toEqual(Array(8).fill(201));
+      const pids = new Set(
+        [...server.output().matchAll(/"pid":(\d+),[^\n]*"url":"\/api\/v1\/incidents\/"/g)].map((m) => m[1]),
+      );
+      expect(pids.size).toBe(2);
+
+      // 12 per minute for the organization, counted once across both workers: 8 used, 4 left.
+      const statuses: number[] = [];
+      for (let i = 0; i < 6; i++) statuses.push((await fetch(`${url}/api/v1/incidents/?page_size=1`, { headers: auth })).status);
+      expect(statuses).toEqual([200, 200, 200, 200, 429, 429]);
+
+      const list = await fetch(`${url}/api/v1/auth/me/`, { headers: auth });
+      expect(list.status).toBe(429);
+      const metrics = await (await fetch(`${url}/metrics`, { headers: { connection: 'close' } })).text();
+      const created = /threatmon_http_requests_total\{method="POST",route="\/api\/v1\/incidents\/",status="201"\} (\d+)/.exec(metrics);
+      expect(Number(created?.[1])).toBe(8);
+    } finally {
+      server.child.kill('SIGTERM');
+    }
+    expect(await server.exited).toBe(0);
+    expect(server.output()).toContain('shutting down');
+  }, 120_000);
+
+  it('stops with status 1 when the workers cannot listen', async () => {
+    const blocker = net.createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const { port } = blocker.address() as net.AddressInfo;
+    try {
+      const server = startServer(port, {}, 'taken.db');
+      expect(await server.exited).toBe(1);
+      expect(server.output()).toContain('a worker failed to start');
+    } finally {
+      blocker.close();
+    }
+  }, 120_000);
+});
