@@ -130,10 +130,11 @@ export function buildCli(): Command {
     .addOption(new Option('--format <format>', 'file format (default: from the extension)').choices(['csv', 'ndjson', 'json']))
     .option('--create-source', 'create the source when it does not exist', false)
     .option('--no-progress', 'no progress bar (a line every few seconds instead)')
+    .option('--bulk', 'SQLite, for large files: set the search indexes aside while loading and rebuild them at the end (several times faster; searches are slower and full text misses the new records until it ends)', false)
     .addHelpText('after', '\nCSV columns named email, username, domain, ip, phone, full_name, password, password_sha1 or leaked_at fill those fields; any other column goes to extra.\nExit status: 0 when the file was read to its end (rejected records are listed, not fatal), 1 on a fatal error.')
-    .action(async (file: string, opts: { source: string; format?: ImportFormat; createSource: boolean; progress: boolean }) => {
+    .action(async (file: string, opts: { source: string; format?: ImportFormat; createSource: boolean; progress: boolean; bulk: boolean }) => {
       await withServices(async (s) => {
-        await importLeaks(s.leaks, { file, source: opts.source, format: opts.format, createSource: opts.createSource, progress: opts.progress ? undefined : false });
+        await importLeaks(s.leaks, { file, source: opts.source, format: opts.format, createSource: opts.createSource, progress: opts.progress ? undefined : false, bulk: opts.bulk });
       });
     });
 

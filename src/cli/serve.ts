@@ -28,6 +28,14 @@ async function bootstrap(deps: AppDeps, services: ReturnType<typeof createServic
   }
 }
 
+/** A bulk load that was killed left search indexes out: rebuild them before serving. */
+function finishInterruptedBulkLoad(services: ReturnType<typeof createServices>, log: { info(obj: object, msg: string): void }): void {
+  const started = Date.now();
+  if (services.leaks.finishBulkLoad((step, ms) => log.info({ step, ms }, 'bulk load: rebuilt'))) {
+    log.info({ ms: Date.now() - started }, 'finished an interrupted bulk load of the leak corpus');
+  }
+}
+
 /** SIGTERM/SIGINT: stop accepting, finish the requests in flight, exit. */
 function closeOnSignals(app: FastifyInstance): void {
   let closing = false;
@@ -56,6 +64,7 @@ export async function serve(cfg: Config): Promise<void> {
   if (cfg.workers > 1) return servePrimary(cfg);
   const app = await buildApp(cfg);
   await bootstrap(app.deps, app.services);
+  finishInterruptedBulkLoad(app.services, app.log);
   closeOnSignals(app);
   await app.listen({ host: cfg.host, port: cfg.port });
 }
@@ -81,7 +90,9 @@ async function servePrimary(cfg: Config): Promise<void> {
   const deps = createDeps(cfg);
   try {
     await migrateToLatest(deps.database.db);
-    await bootstrap(deps, createServices(deps));
+    const services = createServices(deps);
+    await bootstrap(deps, services);
+    finishInterruptedBulkLoad(services, log);
     loadJwtSecret(cfg);
   } finally {
     await deps.counters.close();

@@ -91,7 +91,26 @@ describe('threatmon CLI', () => {
     expect(missing.stderr).toContain('no such file');
     const help = await run(['import-leaks', '--help']);
     expect(help.stdout).toContain('--create-source');
+    expect(help.stdout).toContain('--bulk');
   }, 180_000);
+
+  it('imports with --bulk: indexes set aside, rebuilt at the end, records searchable', async () => {
+    const lines = Array.from({ length: 2500 }, (_, i) => JSON.stringify({ email: `user${i}@bulk-cli.example`, full_name: `Bulk Person${i}` }));
+    fs.writeFileSync(path.join(dir, 'bulk.ndjson'), `${lines.join('\n')}\n${lines[0]}\n`);
+    const bulk = await run(['import-leaks', path.join(dir, 'bulk.ndjson'), '--source', 'CLI bulk', '--create-source', '--bulk']);
+    expect(bulk.code, bulk.stderr).toBe(0);
+    expect(bulk.stderr).toContain('2500 accepted, 1 duplicates, 0 rejected');
+    expect(bulk.stderr).toMatch(/Search indexes rebuilt in \d+\.\d s/);
+    const Database = (await import('better-sqlite3')).default;
+    const db = new Database(path.join(dir, 'cli.db'), { readonly: true });
+    try {
+      expect(db.prepare('select count(*) as n from leak_bulk_loads').get()).toEqual({ n: 0 });
+      expect(db.prepare("select count(*) as n from sqlite_master where type = 'index' and tbl_name = 'leak_records' and sql is not null").get()).toEqual({ n: 7 });
+      expect(db.prepare("select count(*) as n from leak_records_fts where leak_records_fts match 'person2499'").get()).toEqual({ n: 1 });
+    } finally {
+      db.close();
+    }
+  }, 120_000);
 
   it('serves: creates the first admin once, answers, and shuts down gracefully on SIGTERM', async () => {
     const dbEnv = { THREATMON_DATABASE_URL: `sqlite:${path.join(dir, 'serve.db')}`, THREATMON_PORT: '0', THREATMON_LOG_LEVEL: 'info' };

@@ -10,6 +10,7 @@ import { envelope, type ListQuery, Listing, type Page, pageParams } from '../../
 import type { AuditLog } from '../audit/audit.repository.js';
 import { diff } from '../audit/audit.repository.js';
 import { assertHasCriterion, leakSearch } from './leaks.search.js';
+import { beginBulkLoad, finishBulkLoad } from './bulk-load.js';
 import { recordResult } from './ndjson.js';
 import type { LeakRecordOut, LeakSourceOut } from './leaks.schemas.js';
 
@@ -283,6 +284,7 @@ export class LeaksService {
     items: AsyncIterable<IngestItem> | Iterable<IngestItem>,
     actor: { p: Principal | null; ip: string | null },
     onBatch?: (report: IngestReport, processed: number) => void,
+    batchSize = BATCH_SIZE,
   ): Promise<IngestReport> {
     const source = await this.getSource(sourceId);
     const report: IngestReport = { accepted: 0, duplicates: 0, rejected: [], alerts_raised: 0, exposures_found: 0 };
@@ -316,7 +318,7 @@ export class LeaksService {
         continue;
       }
       batch.push(r.record);
-      if (batch.length >= BATCH_SIZE) await flush();
+      if (batch.length >= batchSize) await flush();
     }
     await flush();
     committed = processed;
@@ -403,6 +405,29 @@ export class LeaksService {
       report.alerts_raised += alerts;
       report.exposures_found += exposures;
     });
+  }
+
+  // --- bulk loads (SQLite) ---
+
+  private get sqlite() {
+    const raw = this.deps.database.sqlite;
+    if (!raw) throw new Error('bulk loads are for the embedded SQLite database');
+    return raw;
+  }
+
+  get supportsBulkLoad(): boolean {
+    return this.deps.database.sqlite !== undefined;
+  }
+
+  /** See bulk-load.ts: search indexes set aside until finishBulkLoad(). */
+  beginBulkLoad(): void {
+    beginBulkLoad(this.sqlite, this.now());
+  }
+
+  /** Rebuilds what a bulk load set aside; false when none was in progress (always on PostgreSQL). */
+  finishBulkLoad(onStep?: (step: string, ms: number) => void): boolean {
+    const raw = this.deps.database.sqlite;
+    return raw ? finishBulkLoad(raw, onStep) : false;
   }
 
   // --- search ---

@@ -1,0 +1,83 @@
+import type SQLite from 'better-sqlite3';
+
+/**
+ * Bulk loads on SQLite. Maintaining eight search structures with random keys (e-mail, username,
+ * phone, domain, IP, SHA-1, source, full text) costs most of an insert once the corpus outgrows
+ * the page cache. A bulk load drops those indexes and pauses full-text indexing, loads, then builds
+ * each index in one sorted pass. The primary key and the (source, fingerprint) uniqueness stay, so
+ * duplicates are still skipped as records arrive. The state lives in the database
+ * (leak_bulk_loads, migration 0004), so a load that was killed is finished by the next one or by
+ * `threatmon serve` at start-up. Searches stay correct meanwhile, only slower, and full-text search
+ * finds the new records once the load finishes.
+ */
+
+interface BulkLoadRow {
+  from_rowid: number;
+  dropped_indexes: string;
+}
+
+/** The explicit indexes of leak_records: not the primary key's or the uniqueness constraint's (their `sql` is null). */
+function searchIndexes(raw: SQLite.Database): Array<{ name: string; sql: string }> {
+  return raw.prepare("select name, sql from sqlite_master where type = 'index' and tbl_name = 'leak_records' and sql is not null order by name").all() as Array<{
+    name: string;
+    sql: string;
+  }>;
+}
+
+/** Starts a bulk load, or joins the one in progress (another import, or one that was interrupted). */
+export function beginBulkLoad(raw: SQLite.Database, now: string): void {
+  raw
+    .transaction(() => {
+      if (raw.prepare('select 1 from leak_bulk_loads').get()) return;
+      const { max } = raw.prepare('select coalesce(max(rowid), 0) as max from leak_records').get() as { max: number };
+      const indexes = searchIndexes(raw);
+      raw.prepare('insert into leak_bulk_loads (id, from_rowid, dropped_indexes, started_at) values (1, ?, ?, ?)').run(max, JSON.stringify(indexes), now);
+      for (const { name } of indexes) raw.exec(`drop index "${name.replaceAll('"', '""')}"`);
+    })
+    .immediate();
+}
+
+export function bulkLoadInProgress(raw: SQLite.Database): boolean {
+  return raw.prepare('select 1 from leak_bulk_loads').get() !== undefined;
+}
+
+/**
+ * Rebuilds what a bulk load set aside: each dropped index (one sorted pass each), then the
+ * full-text entries of the records loaded meanwhile, with the end of the load, in one transaction.
+ * Returns false when no bulk load was in progress.
+ */
+export function finishBulkLoad(raw: SQLite.Database, onStep?: (step: string, ms: number) => void): boolean {
+  const load = raw.prepare('select from_rowid, dropped_indexes from leak_bulk_loads').get() as BulkLoadRow | undefined;
+  if (!load) return false;
+  const timed = (step: string, fn: () => void) => {
+    const started = Date.now();
+    fn();
+    onStep?.(step, Date.now() - started);
+  };
+  // Let SQLite's sorter use a second thread while building indexes, and spill its runs to temporary
+  // files rather than memory: an index of a large corpus is sorted in pieces, memory stays flat.
+  const threads = raw.pragma('threads', { simple: true }) as number;
+  const tempStore = raw.pragma('temp_store', { simple: true }) as number;
+  raw.pragma('threads = 2');
+  raw.pragma('temp_store = FILE');
+  try {
+    for (const { name, sql } of JSON.parse(load.dropped_indexes) as Array<{ name: string; sql: string }>) {
+      timed(`index ${name}`, () => raw.exec(sql.replace(/^\s*create\s+index\s+/i, 'create index if not exists ')));
+    }
+  } finally {
+    raw.pragma(`threads = ${threads}`);
+    raw.pragma(`temp_store = ${tempStore}`);
+  }
+  timed('full-text index', () =>
+    raw
+      .transaction(() => {
+        const current = raw.prepare('select from_rowid from leak_bulk_loads').get() as BulkLoadRow | undefined;
+        // Another process finished it while this one built indexes.
+        if (!current) return;
+        raw.prepare('insert into leak_records_fts (rowid, search_text) select rowid, search_text from leak_records where rowid > ?').run(current.from_rowid);
+        raw.prepare('delete from leak_bulk_loads').run();
+      })
+      .immediate(),
+  );
+  return true;
+}

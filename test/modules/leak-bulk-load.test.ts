@@ -1,0 +1,76 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { User } from '../../src/modules/users/users.repository.js';
+import { buildTestApp, json, TEST_PG_URL, type TestApp } from '../helpers/build-app.js';
+
+describe('leak corpus bulk loads', () => {
+  let t: TestApp;
+  let staff: User;
+  let viewer: User;
+
+  const createSource = async (name: string) => json(await t.as(staff, { method: 'POST', url: '/api/v1/leaks/sources/', payload: { name } })).id as string;
+  const ingest = (id: string, records: object[]) => t.as(staff, { method: 'POST', url: `/api/v1/leaks/sources/${id}/records/`, payload: records });
+  const found = async (qs: string) => json(await t.as(viewer, { method: 'GET', url: `/api/v1/leaks/search/${qs}` })).count as number;
+  const indexes = () =>
+    (t.app.deps.database.sqlite?.prepare("select name, sql from sqlite_master where type = 'index' and tbl_name = 'leak_records' and sql is not null order by name").all() ?? []) as Array<{
+      name: string;
+      sql: string;
+    }>;
+
+  beforeAll(async () => {
+    t = await buildTestApp();
+    staff = (await t.createOrg('enterprise', 'bulk-platform', true)).owner;
+    viewer = await t.createUser(await t.createOrg('enterprise', 'bulk-customer'), 'viewer', 'bulk-viewer');
+  });
+  afterAll(() => t.close());
+
+  it.skipIf(!TEST_PG_URL)('is for SQLite only: PostgreSQL keeps its indexes as records arrive', () => {
+    expect(t.services.leaks.supportsBulkLoad).toBe(false);
+    expect(t.services.leaks.finishBulkLoad()).toBe(false);
+  });
+
+  it.skipIf(Boolean(TEST_PG_URL))('sets the search indexes aside, still skips duplicates, and rebuilds everything at the end', async () => {
+    const leaks = t.services.leaks;
+    const before = indexes();
+    expect(before.map((i) => i.name)).toEqual([
+      'leak_records_domain_rev_idx',
+      'leak_records_email_idx',
+      'leak_records_ip_key_idx',
+      'leak_records_phone_idx',
+      'leak_records_sha1_idx',
+      'leak_records_source_created_idx',
+      'leak_records_username_idx',
+    ]);
+    const main = await createSource('Bulk main');
+    expect(json(await ingest(main, [{ email: 'before@bulk.example', full_name: 'Quentin Before' }])).accepted).toBe(1);
+
+    leaks.beginBulkLoad();
+    leaks.beginBulkLoad(); // a second import joins the load in progress
+    expect(indexes()).toEqual([]);
+    expect(json(await ingest(main, [{ email: 'during@bulk.example', full_name: 'Zebulon During', ip: '198.51.100.9' }, { email: 'before@bulk.example', full_name: 'Quentin Before' }]))).toMatchObject({ accepted: 1, duplicates: 1 });
+    // A source loaded and deleted within the load: its records never reached the full-text index.
+    const doomed = await createSource('Bulk doomed');
+    expect(json(await ingest(doomed, [{ email: 'doomed@bulk.example', full_name: 'Zebulon Doomed' }])).accepted).toBe(1);
+    expect((await t.as(staff, { method: 'DELETE', url: `/api/v1/leaks/sources/${doomed}/` })).statusCode).toBe(204);
+
+    // Exact criteria answer without their indexes; full text finds only what was indexed before.
+    expect(await found('?email=during@bulk.example')).toBe(1);
+    expect(await found('?ip=198.51.100.0/24')).toBe(1);
+    expect(await found('?q=zebulon')).toBe(0);
+    expect(await found('?q=quentin')).toBe(1);
+
+    const steps: string[] = [];
+    expect(leaks.finishBulkLoad((step) => steps.push(step))).toBe(true);
+    expect(steps).toContain('full-text index');
+    expect(indexes()).toEqual(before);
+    expect(await found('?q=zebulon')).toBe(1);
+    expect(await found('?q=quentin')).toBe(1);
+    expect(await found('?domain=bulk.example')).toBe(2);
+    // The full-text index agrees with the table it indexes.
+    t.app.deps.database.sqlite?.exec("insert into leak_records_fts(leak_records_fts) values ('integrity-check')");
+    expect(leaks.finishBulkLoad()).toBe(false);
+
+    // After the load, records are indexed as they arrive again.
+    expect(json(await ingest(main, [{ email: 'after@bulk.example', full_name: 'Xavier After' }])).accepted).toBe(1);
+    expect(await found('?q=xavier')).toBe(1);
+  });
+});
