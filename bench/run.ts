@@ -14,13 +14,13 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { CompiledQuery } from 'kysely';
 import { loadConfig } from '../src/config.js';
 import { createDeps } from '../src/deps.js';
+import { freePort } from '../test/helpers/free-port.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
@@ -37,16 +37,6 @@ interface Server {
   token: string;
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-    srv.on('error', reject);
-  });
-}
 
 function databaseUrl(name: string): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), `threatmon-bench-${name}-`));

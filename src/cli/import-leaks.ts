@@ -30,10 +30,14 @@ export interface ImportOptions {
   progress?: boolean;
   /** SQLite: set the search indexes aside while loading and rebuild them at the end (see bulk-load.ts). */
   bulk?: boolean;
+  /** Run leaks.afterLargeLoad() after a large file (default true; a caller loading many files runs it once at the end). */
+  afterLargeLoad?: boolean;
 }
 
 /** Records per transaction: bulk loads commit less often, since each commit writes the pages it touched. */
 const BULK_BATCH_SIZE = 10_000;
+/** Accepted records from which an import ends with leaks.afterLargeLoad() (VACUUM ANALYZE on PostgreSQL). */
+const LARGE_LOAD = 10_000;
 
 /** `threatmon import-leaks`: the API's ingestion path, fed from a file of any size, with a progress bar. */
 export async function importLeaks(leaks: LeaksService, opts: ImportOptions): Promise<IngestReport & { seconds: number }> {
@@ -52,7 +56,9 @@ export async function importLeaks(leaks: LeaksService, opts: ImportOptions): Pro
     out.write('Bulk load: search indexes are set aside until the end of the file (searches are slower meanwhile).\n');
   }
   try {
-    return await load(leaks, source, opts, format, out);
+    const report = await load(leaks, source, opts, format, out);
+    if (opts.afterLargeLoad !== false && report.accepted >= LARGE_LOAD) await leaks.afterLargeLoad();
+    return report;
   } finally {
     if (opts.bulk) {
       const started = Date.now();

@@ -231,10 +231,12 @@ export function pageParams(query: { page?: number; page_size?: number }) {
   return { page, pageSize };
 }
 
+export const invalidPage = () => new AppError('invalid_page', 404, 'Invalid page.');
+
 /** The DRF envelope; a page past the last is 404 invalid_page (page 1 of nothing is fine). */
 export function envelope<T>(request: FastifyRequest, count: number, page: number, pageSize: number, results: T[]): Page<T> {
   const last = Math.max(1, Math.ceil(count / pageSize));
-  if (page > last) throw new AppError('invalid_page', 404, 'Invalid page.');
+  if (page > last) throw invalidPage();
   return {
     count,
     next: page < last ? pageUrl(request, page + 1) : null,

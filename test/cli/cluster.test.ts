@@ -7,6 +7,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { answerCounters, type Channel, IpcCounterStore } from '../../src/cluster.js';
 import { MemoryCounterStore } from '../../src/http/counters.js';
+import { freePort } from '../helpers/free-port.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'threatmon-cluster-'));
@@ -24,16 +25,6 @@ function channelPair(): [Channel, Channel] {
   return [end(a, b), end(b, a)];
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-    srv.on('error', reject);
-  });
-}
 
 function startServer(port: number, extraEnv: Record<string, string>, db = 'cluster.db') {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--workers', '2'], {

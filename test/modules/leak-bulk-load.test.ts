@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { User } from '../../src/modules/users/users.repository.js';
 import { buildTestApp, json, TEST_PG_URL, type TestApp } from '../helpers/build-app.js';
@@ -23,9 +24,14 @@ describe('leak corpus bulk loads', () => {
   });
   afterAll(() => t.close());
 
-  it.skipIf(!TEST_PG_URL)('is for SQLite only: PostgreSQL keeps its indexes as records arrive', () => {
+  it.skipIf(!TEST_PG_URL)('is for SQLite only: PostgreSQL keeps its indexes as records arrive, and is vacuumed after a large load', async () => {
     expect(t.services.leaks.supportsBulkLoad).toBe(false);
     expect(t.services.leaks.finishBulkLoad()).toBe(false);
+    await t.services.leaks.afterLargeLoad();
+    const { rows } = await sql<{ last_vacuum: string | null; last_analyze: string | null }>`
+      select last_vacuum, last_analyze from pg_stat_user_tables where relname = 'leak_records' and schemaname = current_schema()`.execute(t.db);
+    expect(rows[0]?.last_vacuum).toBeTruthy();
+    expect(rows[0]?.last_analyze).toBeTruthy();
   });
 
   it.skipIf(Boolean(TEST_PG_URL))('sets the search indexes aside, still skips duplicates, and rebuilds everything at the end', async () => {

@@ -175,6 +175,19 @@ describe('leak corpus', () => {
       expect((await search('?q=%22%22')).statusCode).toBe(400);
     });
 
+    it('counts and pages full-text matches (counted in the same pass as the page)', async () => {
+      const all = json(await search('?q=example&ordering=created_at&page_size=100'));
+      expect(all.count).toBeGreaterThanOrEqual(3);
+      expect(all.results).toHaveLength(all.count);
+      const second = json(await search('?q=example&ordering=created_at&page_size=1&page=2'));
+      expect(second.count).toBe(all.count);
+      expect(second.results.map((r: { id: string }) => r.id)).toEqual([all.results[1].id]);
+      expect(second.previous).toContain('page=1');
+      expect((await search(`?q=example&page_size=1&page=${all.count + 1}`)).statusCode).toBe(404);
+      expect(json(await search('?q=nosuchwordanywhere'))).toMatchObject({ count: 0, results: [], next: null });
+      expect((await search('?q=nosuchwordanywhere&page=2')).statusCode).toBe(404);
+    });
+
     it('combines criteria with has_password and leaked_at ranges, and pages', async () => {
       expect(await emails('?domain=example.com&has_password=true')).toEqual(['alice@example.com', 'bob@mail.example.com']);
       expect(await emails('?source=' + sourceId + '&has_password=false&domain=stream.example')).toEqual(['n1@stream.example']);

@@ -1,12 +1,12 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { FastifyRequest } from 'fastify';
-import type { Kysely, Selectable } from 'kysely';
+import { type Kysely, type Selectable, sql } from 'kysely';
 import type { DB, LeakRecordsTable, LeakSourcesTable } from '../../db/schema.js';
 import type { AppDeps } from '../../deps.js';
 import { DATA_CLASSES, dataClassesOf, type NormalisedRecord, type RecordResult, sha1Hex } from '../../domain/leak-record.js';
 import type { Principal } from '../../http/auth.js';
 import { AppError, conflict, type FieldError, notFound } from '../../http/errors.js';
-import { envelope, type ListQuery, Listing, type Page, pageParams } from '../../http/listing.js';
+import { envelope, invalidPage, type ListQuery, Listing, type Page, pageParams } from '../../http/listing.js';
 import type { AuditLog } from '../audit/audit.repository.js';
 import { diff } from '../audit/audit.repository.js';
 import { assertHasCriterion, leakSearch } from './leaks.search.js';
@@ -430,6 +430,15 @@ export class LeaksService {
     return raw ? finishBulkLoad(raw, onStep) : false;
   }
 
+  /**
+   * After a large load on PostgreSQL: VACUUM sets the visibility map so searches count and page
+   * from index-only scans (freshly written pages send every index entry back to the table), and
+   * ANALYZE gives the planner the new distribution. Autovacuum would get there, later.
+   */
+  async afterLargeLoad(): Promise<void> {
+    if (this.deps.database.dialect === 'postgres') await sql`vacuum (analyze) leak_records`.execute(this.db);
+  }
+
   // --- search ---
 
   private recordsQuery() {
@@ -462,15 +471,21 @@ export class LeaksService {
     assertHasCriterion(query);
     const { page, pageSize } = pageParams(query);
     const filtered = leakSearch.filter(this.db.selectFrom('leak_records'), query, { dialect: this.deps.database.dialect });
-    const counted = await filtered.select((eb) => eb.fn.countAll().as('n')).executeTakeFirst();
-    const count = Number(counted?.n ?? 0);
-    const ids = (
-      await leakSearch
-        .order(filtered.select('leak_records.id'), query)
-        .limit(pageSize)
-        .offset((page - 1) * pageSize)
-        .execute()
-    ).map((r) => (r as { id: string }).id);
+    const pageOf = (qb: typeof filtered) => leakSearch.order(qb, query).limit(pageSize).offset((page - 1) * pageSize);
+    let count: number;
+    let ids: string[];
+    if (query.q !== undefined && query.q !== '') {
+      // Full text: matching is the cost, so match once and count the matches in the same pass
+      // (count(*) over ()). An empty page past the first is past the end: 404 either way.
+      const rows = (await pageOf(filtered.select(['leak_records.id', sql<number>`count(*) over ()`.as('total')])).execute()) as Array<{ id: string; total: number }>;
+      if (rows.length === 0 && page > 1) throw invalidPage();
+      count = rows.length ? Number(rows[0]?.total) : 0;
+      ids = rows.map((r) => r.id);
+    } else {
+      const counted = await filtered.select((eb) => eb.fn.countAll().as('n')).executeTakeFirst();
+      count = Number(counted?.n ?? 0);
+      ids = (await pageOf(filtered.select('leak_records.id')).execute()).map((r) => (r as { id: string }).id);
+    }
     const rows = ids.length ? ((await this.recordsQuery().where('leak_records.id', 'in', ids).execute()) as RecordRow[]) : [];
     const byId = new Map(rows.map((r) => [r.id, r]));
     return envelope(
