@@ -60,6 +60,8 @@ export interface DB {
   leak_sources: LeakSourcesTable;
   leak_records: LeakRecordsTable;
   leak_counters: LeakCountersTable;
+  /** Records per reversed domain (`key`). */
+  leak_domain_counts: LeakCountersTable;
   saved_searches: SavedSearchesTable;
 }
 

@@ -188,6 +188,44 @@ describe('leak corpus', () => {
       expect((await search('?q=nosuchwordanywhere&page=2')).statusCode).toBe(404);
     });
 
+    it('answers a domain search from the per-domain counts exactly as the general path does', async () => {
+      const id = json(await t.as(staff, { method: 'POST', url: '/api/v1/leaks/sources/', payload: { name: 'Domain merge' } })).id as string;
+      const batches = [
+        ['a1@big.example', 'b1@mail.big.example', 'c1@notbig.example', 'd1@big.example.org'],
+        ['a2@big.example', 'a3@big.example', 'e1@deep.mail.big.example'],
+        ['a4@big.example', 'b2@mail.big.example', 'b3@mail.big.example', 'a5@big.example'],
+      ];
+      for (const emailsOfBatch of batches) {
+        expect(json(await ingest(emailsOfBatch.map((email) => ({ email })), staff, id)).accepted).toBe(emailsOfBatch.length);
+        t.clock.advance(60);
+      }
+      const ids = async (qs: string) => {
+        const body = json(await search(qs));
+        return { count: body.count as number, ids: (body.results as Array<{ id: string }>).map((r) => r.id), next: body.next as string | null };
+      };
+      for (const ordering of ['created_at', '-created_at']) {
+        for (const [domain, expected] of [['big.example', 9], ['mail.big.example', 4], ['big.example&exact_domain=true', 5], ['nothing.example', 0]] as const) {
+          const all = await ids(`?domain=${domain}&ordering=${ordering}&page_size=100`);
+          // Adding the source as a criterion takes the general path (count, then ordered page of ids).
+          const general = await ids(`?domain=${domain}&ordering=${ordering}&page_size=100&source=${id}`);
+          expect(all).toEqual(general);
+          expect(all.count).toBe(expected);
+          for (let page = 1; page <= Math.ceil(expected / 3); page++) {
+            const fast = await ids(`?domain=${domain}&ordering=${ordering}&page_size=3&page=${page}`);
+            expect(fast.ids).toEqual(all.ids.slice((page - 1) * 3, page * 3));
+            expect(fast.count).toBe(expected);
+          }
+        }
+      }
+      expect((await search('?domain=big.example&page=4&page_size=3')).statusCode).toBe(404);
+      // The counts follow deletions too.
+      expect((await t.as(staff, { method: 'DELETE', url: `/api/v1/leaks/sources/${id}/` })).statusCode).toBe(204);
+      expect((await ids('?domain=big.example')).count).toBe(0);
+      const counts = await t.db.selectFrom('leak_domain_counts').select(['key', 'n']).where('n', '!=', 0).orderBy('key').execute();
+      const actual = await t.db.selectFrom('leak_records').select(['domain_rev as key', (eb) => eb.fn.countAll<number>().as('n')]).where('domain_rev', 'is not', null).groupBy('domain_rev').orderBy('domain_rev').execute();
+      expect(counts.map((c) => [c.key, Number(c.n)])).toEqual(actual.map((c) => [c.key, Number(c.n)]));
+    });
+
     it('combines criteria with has_password and leaked_at ranges, and pages', async () => {
       expect(await emails('?domain=example.com&has_password=true')).toEqual(['alice@example.com', 'bob@mail.example.com']);
       expect(await emails('?source=' + sourceId + '&has_password=false&domain=stream.example')).toEqual(['n1@stream.example']);

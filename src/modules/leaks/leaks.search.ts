@@ -9,6 +9,18 @@ const bad = (field: string, message: string) => new AppError('invalid_query', 40
 
 const str = (description: string, maxLength = 500) => ({ type: 'string', maxLength, description }) as never;
 
+/**
+ * The reversed-domain keys a `domain` search covers: `from` alone with exact_domain, else
+ * "com.example." up to "com.example/" ('/' follows '.'), the domain and all its subdomains.
+ */
+export function domainRange(value: unknown, query: Record<string, unknown>): { from: string; end: string | null } {
+  const n = normaliseDomain(String(value).replace(/\[\.\]/g, '.'));
+  if (!n.ok) throw bad('domain', n.error);
+  const from = reverseDomain(n.value);
+  const exact = query.exact_domain === true || query.exact_domain === 'true';
+  return { from, end: exact ? null : `${from.slice(0, -1)}/` };
+}
+
 /** The criteria of /leaks/search/ (and of saved searches), each with its index-friendly condition. */
 export const leakSearch = new Listing({
   filters: {
@@ -36,12 +48,10 @@ export const leakSearch = new Listing({
       kind: 'custom',
       schema: str('Domain: records of it and of its subdomains (unless exact_domain=true), by e-mail domain or domain field.', 253),
       apply: (qb, value, ctx) => {
-        const n = normaliseDomain(String(value).replace(/\[\.\]/g, '.'));
-        if (!n.ok) throw bad('domain', n.error);
-        if (ctx.query?.exact_domain === true || ctx.query?.exact_domain === 'true') return qb.where('leak_records.domain', '=', n.value);
-        const rev = reverseDomain(n.value);
-        // "com.example." up to "com.example/" ('/' follows '.') spans the domain and all its subdomains.
-        return qb.where('leak_records.domain_rev', '>=', rev).where('leak_records.domain_rev', '<', `${rev.slice(0, -1)}/`);
+        const range = domainRange(value, ctx.query ?? {});
+        return range.end === null
+          ? qb.where('leak_records.domain_rev', '=', range.from)
+          : qb.where('leak_records.domain_rev', '>=', range.from).where('leak_records.domain_rev', '<', range.end);
       },
     },
     exact_domain: { kind: 'custom', schema: Type.Boolean({ description: 'With domain: only that exact domain, no subdomains.' }) as never, apply: (qb) => qb },

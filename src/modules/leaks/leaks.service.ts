@@ -9,7 +9,7 @@ import { AppError, conflict, type FieldError, notFound } from '../../http/errors
 import { envelope, invalidPage, type ListQuery, Listing, type Page, pageParams } from '../../http/listing.js';
 import type { AuditLog } from '../audit/audit.repository.js';
 import { diff } from '../audit/audit.repository.js';
-import { assertHasCriterion, leakSearch } from './leaks.search.js';
+import { assertHasCriterion, domainRange, leakSearch } from './leaks.search.js';
 import { beginBulkLoad, finishBulkLoad } from './bulk-load.js';
 import { recordResult } from './ndjson.js';
 import type { LeakRecordOut, LeakSourceOut } from './leaks.schemas.js';
@@ -41,6 +41,9 @@ export interface IngestReport {
 }
 
 export const BATCH_SIZE = 1000;
+/** A domain search merges the index ranges of at most this many domains (the domain and its subdomains). */
+const MAX_MERGED_DOMAINS = 32;
+const DOMAIN_SEARCH_PARAMS = new Set(['domain', 'exact_domain', 'page', 'page_size', 'ordering']);
 export const MAX_REPORTED_REJECTIONS = 10_000;
 
 export const sourceListing = new Listing({
@@ -133,7 +136,7 @@ const RECORD_COLUMNS = [
 export class LeaksService {
   readonly ingestHooks: IngestHook[] = [];
   private insertStatement?: import('better-sqlite3').Statement;
-  private counterStatement?: import('better-sqlite3').Statement;
+  private readonly counterStatements = new Map<string, import('better-sqlite3').Statement>();
   orgFigures: OrgLeakFigures | null = null;
 
   constructor(
@@ -220,7 +223,7 @@ export class LeaksService {
       const done = await this.db.transaction().execute(async (trx) => {
         const rows = await trx
           .selectFrom('leak_records')
-          .select(['id', 'email', 'username', 'ip', 'phone', 'full_name', 'password_sha1', 'extra', 'leaked_at'])
+          .select(['id', 'email', 'username', 'domain_rev', 'ip', 'phone', 'full_name', 'password_sha1', 'extra', 'leaked_at'])
           .where('source_id', '=', id)
           .limit(2000)
           .execute();
@@ -231,6 +234,7 @@ export class LeaksService {
           for (const key of this.counterKeys(r, source.breach_date)) deltas.set(key, (deltas.get(key) ?? 0) - 1);
         }
         await this.bumpCounters(trx, deltas);
+        await this.bumpCounters(trx, this.domainDeltas(rows, -1), 'leak_domain_counts');
         return false;
       });
       if (done) break;
@@ -257,21 +261,33 @@ export class LeaksService {
     return keys;
   }
 
-  private async bumpCounters(trx: Kysely<DB>, deltas: Map<string, number>) {
+  /** Adds `deltas` to the corpus counters, or (domains) to the per-domain counts. */
+  private async bumpCounters(trx: Kysely<DB>, deltas: Map<string, number>, table: 'leak_counters' | 'leak_domain_counts' = 'leak_counters') {
     const raw = this.deps.database.sqlite;
     if (raw) {
-      const upsert = (this.counterStatement ??= raw.prepare('insert into leak_counters (key, n) values (?, ?) on conflict (key) do update set n = leak_counters.n + excluded.n'));
+      let upsert = this.counterStatements.get(table);
+      if (!upsert) {
+        upsert = raw.prepare(`insert into ${table} (key, n) values (?, ?) on conflict (key) do update set n = ${table}.n + excluded.n`);
+        this.counterStatements.set(table, upsert);
+      }
       for (const [key, n] of deltas) if (n !== 0) upsert.run(key, n);
       return;
     }
     for (const [key, n] of deltas) {
       if (n === 0) continue;
       await trx
-        .insertInto('leak_counters')
+        .insertInto(table)
         .values({ key, n })
-        .onConflict((oc) => oc.column('key').doUpdateSet((eb) => ({ n: eb('leak_counters.n', '+', eb.ref('excluded.n')) })))
+        .onConflict((oc) => oc.column('key').doUpdateSet((eb) => ({ n: eb(`${table}.n`, '+', eb.ref('excluded.n')) })))
         .execute();
     }
+  }
+
+  /** Per-domain count changes of records added (+1) or removed (-1). */
+  private domainDeltas(records: Array<{ domain_rev: string | null }>, sign: 1 | -1): Map<string, number> {
+    const deltas = new Map<string, number>();
+    for (const r of records) if (r.domain_rev) deltas.set(r.domain_rev, (deltas.get(r.domain_rev) ?? 0) + sign);
+    return deltas;
   }
 
   /**
@@ -386,6 +402,7 @@ export class LeaksService {
       const deltas = new Map<string, number>();
       for (const r of inserted) for (const key of this.counterKeys(r, source.breach_date)) deltas.set(key, (deltas.get(key) ?? 0) + 1);
       await this.bumpCounters(trx, deltas);
+      await this.bumpCounters(trx, this.domainDeltas(inserted, 1), 'leak_domain_counts');
       if (inserted.length) {
         await trx
           .updateTable('leak_sources')
@@ -474,7 +491,10 @@ export class LeaksService {
     const pageOf = (qb: typeof filtered) => leakSearch.order(qb, query).limit(pageSize).offset((page - 1) * pageSize);
     let count: number;
     let ids: string[];
-    if (query.q !== undefined && query.q !== '') {
+    const byDomain = await this.searchByDomain(query, page, pageSize);
+    if (byDomain) {
+      ({ count, ids } = byDomain);
+    } else if (query.q !== undefined && query.q !== '') {
       // Full text: matching is the cost, so match once and count the matches in the same pass
       // (count(*) over ()). An empty page past the first is past the end: 404 either way.
       const rows = (await pageOf(filtered.select(['leak_records.id', sql<number>`count(*) over ()`.as('total')])).execute()) as Array<{ id: string; total: number }>;
@@ -498,6 +518,43 @@ export class LeaksService {
         return r ? [presentRecord(r)] : [];
       }),
     );
+  }
+
+  /**
+   * A search by domain alone, in created_at order: the count is a sum over leak_domain_counts, and
+   * the page is merged from each matching domain's own (domain_rev, created_at, id) index range, read
+   * in order and no further than the page. Without this, a domain holding a large share of the
+   * corpus (a webmail) means counting and sorting all its records for each page. Null when the
+   * search is not of that shape, or spans more domains than are worth merging.
+   */
+  private async searchByDomain(query: ListQuery, page: number, pageSize: number): Promise<{ count: number; ids: string[] } | null> {
+    const ordering = query.ordering ?? '-created_at';
+    if (ordering !== 'created_at' && ordering !== '-created_at') return null;
+    if (!Object.keys(query).every((k) => DOMAIN_SEARCH_PARAMS.has(k) || query[k] === undefined || query[k] === '') || !query.domain) return null;
+    const { from, end } = domainRange(query.domain, query);
+    let keysQuery = this.db.selectFrom('leak_domain_counts').select(['key', 'n']).where('n', '>', 0);
+    keysQuery = end === null ? keysQuery.where('key', '=', from) : keysQuery.where('key', '>=', from).where('key', '<', end);
+    const keys = await keysQuery.limit(MAX_MERGED_DOMAINS + 1).execute();
+    if (keys.length > MAX_MERGED_DOMAINS) return null;
+    const count = keys.reduce((sum, k) => sum + Number(k.n), 0);
+    const direction = ordering === 'created_at' ? 'asc' : 'desc';
+    const wanted = page * pageSize;
+    const rows: Array<{ id: string; created_at: string }> = [];
+    for (const { key } of keys) {
+      rows.push(
+        ...(await this.db
+          .selectFrom('leak_records')
+          .select(['id', 'created_at'])
+          .where('domain_rev', '=', key)
+          .orderBy('created_at', direction)
+          .orderBy('id', direction)
+          .limit(wanted)
+          .execute()),
+      );
+    }
+    const sign = direction === 'asc' ? 1 : -1;
+    rows.sort((a, b) => sign * (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    return { count, ids: rows.slice((page - 1) * pageSize, wanted).map((r) => r.id) };
   }
 
   async getRecord(id: string): Promise<LeakRecordOut> {
