@@ -153,8 +153,8 @@ async function explainIncidentList(dbUrl: string) {
   }
 }
 
-async function runChild(args: string[], env: Record<string, string>): Promise<string> {
-  const child = spawn(process.execPath, ['--import', 'tsx', ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+async function runChild(args: string[], env: Record<string, string>, nodeFlags: string[] = []): Promise<string> {
+  const child = spawn(process.execPath, [...nodeFlags, '--import', 'tsx', ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
   child.stdout?.on('data', (d) => (out += d));
   const code = await new Promise((resolve) => child.on('exit', resolve));
@@ -175,7 +175,10 @@ const scenarios: Record<string, () => Promise<Result[]>> = {
     // SQLite: one bulk load (import-leaks --bulk) around the 50 files unless BENCH_IMPORT=plain.
     const bulk = !process.env.BENCH_PG_URL && process.env.BENCH_IMPORT !== 'plain';
     const imported = JSON.parse(
-      await runChild(['bench/import-leaks.ts', dataDir, ...(bulk ? ['--bulk'] : [])], { THREATMON_DATABASE_URL: dbUrl, THREATMON_LOG_LEVEL: 'warn', THREATMON_ADMIN_PASSWORD: ADMIN_PASSWORD }),
+      // With the heap limit bin/threatmon.js gives import-leaks.
+      await runChild(['bench/import-leaks.ts', dataDir, ...(bulk ? ['--bulk'] : [])], { THREATMON_DATABASE_URL: dbUrl, THREATMON_LOG_LEVEL: 'warn', THREATMON_ADMIN_PASSWORD: ADMIN_PASSWORD }, [
+        '--max-old-space-size=128',
+      ]),
     );
     console.log(
       `import-leaks${bulk ? ' --bulk' : ''}: ${imported.records} records from ${imported.files} files in ${imported.seconds} s = ${imported.records_per_sec} records/s, peak RSS ${imported.peak_rss_mb} MB`,

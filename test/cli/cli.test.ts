@@ -94,6 +94,23 @@ describe('threatmon CLI', () => {
     expect(help.stdout).toContain('--bulk');
   }, 180_000);
 
+  it('runs import-leaks from the installed launcher (bin/threatmon.js re-runs it with a bounded heap)', async () => {
+    const viaBin = (args: string[]) =>
+      new Promise<{ code: number | null; stderr: string }>((resolve) => {
+        const child = spawn(process.execPath, ['bin/threatmon.js', ...args], { cwd: ROOT, env });
+        let stderr = '';
+        child.stderr.on('data', (d) => (stderr += d));
+        child.on('close', (code) => resolve({ code, stderr }));
+      });
+    fs.writeFileSync(path.join(dir, 'bin.ndjson'), '{"email":"bin1@launcher.example"}\n{"email":"bin2@launcher.example"}\n');
+    const ok = await viaBin(['import-leaks', path.join(dir, 'bin.ndjson'), '--source', 'Launcher', '--create-source']);
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(ok.stderr).toContain('2 accepted, 0 duplicates, 0 rejected');
+    const missing = await viaBin(['import-leaks', path.join(dir, 'nope.ndjson'), '--source', 'Launcher']);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('no such file');
+  }, 120_000);
+
   it('imports with --bulk: indexes set aside, rebuilt at the end, records searchable', async () => {
     const lines = Array.from({ length: 2500 }, (_, i) => JSON.stringify({ email: `user${i}@bulk-cli.example`, full_name: `Bulk Person${i}` }));
     fs.writeFileSync(path.join(dir, 'bulk.ndjson'), `${lines.join('\n')}\n${lines[0]}\n`);

@@ -55,11 +55,15 @@ export function finishBulkLoad(raw: SQLite.Database, onStep?: (step: string, ms:
     onStep?.(step, Date.now() - started);
   };
   // Let SQLite's sorter use a second thread while building indexes, and spill its runs to temporary
-  // files rather than memory: an index of a large corpus is sorted in pieces, memory stays flat.
+  // files rather than memory: an index of a large corpus is sorted in pieces.
+  // The sorter takes up to the page cache's size in memory per thread: a small cache keeps the
+  // process's memory flat (the runs go to files and are merged).
   const threads = raw.pragma('threads', { simple: true }) as number;
   const tempStore = raw.pragma('temp_store', { simple: true }) as number;
+  const cacheSize = raw.pragma('cache_size', { simple: true }) as number;
   raw.pragma('threads = 2');
   raw.pragma('temp_store = FILE');
+  raw.pragma('cache_size = -16384');
   try {
     for (const { name, sql } of JSON.parse(load.dropped_indexes) as Array<{ name: string; sql: string }>) {
       timed(`index ${name}`, () => raw.exec(sql.replace(/^\s*create\s+index\s+/i, 'create index if not exists ')));
@@ -67,6 +71,7 @@ export function finishBulkLoad(raw: SQLite.Database, onStep?: (step: string, ms:
   } finally {
     raw.pragma(`threads = ${threads}`);
     raw.pragma(`temp_store = ${tempStore}`);
+    raw.pragma(`cache_size = ${cacheSize}`);
   }
   timed('full-text index', () =>
     raw

@@ -138,6 +138,7 @@ export class LeaksService {
   private insertStatement?: import('better-sqlite3').Statement;
   private readonly counterStatements = new Map<string, import('better-sqlite3').Statement>();
   orgFigures: OrgLeakFigures | null = null;
+  private cacheBeforeBulk?: number;
 
   constructor(
     private readonly deps: AppDeps,
@@ -436,15 +437,27 @@ export class LeaksService {
     return this.deps.database.sqlite !== undefined;
   }
 
-  /** See bulk-load.ts: search indexes set aside until finishBulkLoad(). */
+  /**
+   * See bulk-load.ts: search indexes set aside until finishBulkLoad(). With them gone, loading is
+   * mostly appending, so this connection's page cache shrinks to 16 MiB until the load finishes:
+   * the importer's memory stays flat and low.
+   */
   beginBulkLoad(): void {
     beginBulkLoad(this.sqlite, this.now());
+    this.cacheBeforeBulk ??= this.sqlite.pragma('cache_size', { simple: true }) as number;
+    this.sqlite.pragma('cache_size = -16384');
   }
 
   /** Rebuilds what a bulk load set aside; false when none was in progress (always on PostgreSQL). */
   finishBulkLoad(onStep?: (step: string, ms: number) => void): boolean {
     const raw = this.deps.database.sqlite;
-    return raw ? finishBulkLoad(raw, onStep) : false;
+    if (!raw) return false;
+    try {
+      return finishBulkLoad(raw, onStep);
+    } finally {
+      if (this.cacheBeforeBulk !== undefined) raw.pragma(`cache_size = ${this.cacheBeforeBulk}`);
+      this.cacheBeforeBulk = undefined;
+    }
   }
 
   /**
