@@ -4,14 +4,16 @@ import * as m0002 from './migrations/0002_incidents.js';
 import * as m0003 from './migrations/0003_leaks.js';
 import * as m0004 from './migrations/0004_leak_bulk_loads.js';
 import * as m0005 from './migrations/0005_leak_domain_counts.js';
+import * as m0006 from './migrations/0006_leak_search_words.js';
 
 /** Listed in code, not read from a folder, so they run the same from src/ (tsx) and dist/. */
-const MIGRATIONS: Record<string, Migration> = {
+export const MIGRATIONS: Record<string, Migration> = {
   '0001_organizations_users': m0001,
   '0002_incidents': m0002,
   '0003_leaks': m0003,
   '0004_leak_bulk_loads': m0004,
   '0005_leak_domain_counts': m0005,
+  '0006_leak_search_words': m0006,
 };
 
 export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {

@@ -77,13 +77,23 @@ export function normalisePhone(raw: string): string | null {
   return `${trimmed.startsWith('+') ? '+' : ''}${digits}`;
 }
 
+/**
+ * The words full-text search sees in a value: runs of letters or of digits, lower-cased
+ * ("Harris6915@corp11.example" -> harris 6915 corp 11 example). Splitting letters from digits
+ * keeps the vocabulary small: `harri*` then expands to a few words (harris, harrison) with long
+ * lists of records, rather than to thousands of words like harris6915 with a record or two
+ * each, which is what made prefix searches slow. Queries are split the same way.
+ */
+export function textWords(value: string): string[] {
+  return value.toLowerCase().match(/\p{L}+|\p{N}+/gu) ?? [];
+}
+
+/** Each value's words in order (so phrases match within a value), a value repeating another's left out. */
 function words(...values: Array<string | null | undefined>): string {
   const out = new Set<string>();
   for (const v of values) {
-    if (!v) continue;
-    const lower = v.toLowerCase();
-    out.add(lower);
-    for (const w of lower.split(/[^\p{L}\p{N}]+/u)) if (w) out.add(w);
+    const w = v ? textWords(v).join(' ') : '';
+    if (w) out.add(w);
   }
   return [...out].join(' ');
 }
@@ -242,6 +252,7 @@ export function dataClassesOf(r: NormalisedRecord): DataClass[] {
 
 export interface FullTextTerm {
   kind: 'word' | 'prefix' | 'phrase';
+  /** A prefix term of several words ("corp1*" is corp then 1*) is a phrase whose last word is a prefix. */
   words: string[];
 }
 
@@ -251,24 +262,28 @@ export function parseFullText(q: string): FullTextTerm[] {
   const re = /"([^"]*)"|(\S+)/g;
   for (let m = re.exec(q); m; m = re.exec(q)) {
     if (m[1] !== undefined) {
-      const ws = m[1].toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean);
+      const ws = textWords(m[1]);
       if (ws.length) terms.push({ kind: 'phrase', words: ws });
       continue;
     }
-    const raw = (m[2] as string).toLowerCase();
-    const prefix = raw.endsWith('*');
-    const ws = raw.split(/[^\p{L}\p{N}]+/u).filter(Boolean);
+    const raw = m[2] as string;
+    const ws = textWords(raw);
     if (ws.length === 0) continue;
-    if (ws.length > 1) terms.push({ kind: 'phrase', words: ws });
-    else terms.push({ kind: prefix ? 'prefix' : 'word', words: ws });
+    if (raw.endsWith('*') && /[\p{L}\p{N}]\*+$/u.test(raw)) terms.push({ kind: 'prefix', words: ws });
+    else terms.push({ kind: ws.length > 1 ? 'phrase' : 'word', words: ws });
   }
   return terms.slice(0, 20);
 }
 
 export function ftsQuery(terms: FullTextTerm[]): string {
-  return terms.map((t) => (t.kind === 'prefix' ? `"${t.words[0]}"*` : `"${t.words.join(' ')}"`)).join(' ');
+  return terms.map((t) => `"${t.words.join(' ')}"${t.kind === 'prefix' ? '*' : ''}`).join(' ');
 }
 
 export function tsQuery(terms: FullTextTerm[]): string {
-  return terms.map((t) => (t.kind === 'prefix' ? `${t.words[0]}:*` : t.kind === 'phrase' ? `(${t.words.join(' <-> ')})` : t.words[0])).join(' & ');
+  return terms
+    .map((t) => {
+      const ws = t.kind === 'prefix' ? [...t.words.slice(0, -1), `${t.words.at(-1)}:*`] : t.words;
+      return ws.length > 1 ? `(${ws.join(' <-> ')})` : ws[0];
+    })
+    .join(' & ');
 }

@@ -123,7 +123,7 @@ describe('threatmon CLI', () => {
     try {
       expect(db.prepare('select count(*) as n from leak_bulk_loads').get()).toEqual({ n: 0 });
       expect(db.prepare("select count(*) as n from sqlite_master where type = 'index' and tbl_name = 'leak_records' and sql is not null").get()).toEqual({ n: 7 });
-      expect(db.prepare("select count(*) as n from leak_records_fts where leak_records_fts match 'person2499'").get()).toEqual({ n: 1 });
+      expect(db.prepare(`select count(*) as n from leak_records_fts where leak_records_fts match '"person 2499"'`).get()).toEqual({ n: 1 });
     } finally {
       db.close();
     }

@@ -46,6 +46,20 @@ describe('leak records', () => {
     expect(tsQuery(terms)).toBe("alice & (john <-> smith) & acme:* & or & drop");
     expect(parseFullText('*** "" ')).toEqual([]);
   });
+
+  it('splits letters from digits, in records and in queries alike', () => {
+    const r = normaliseRecord({ email: 'Olga.Harris6915@corp11.example', full_name: 'Olga Harris', username: 'o_harris' });
+    expect(r.ok && r.record.search_text).toBe('olga harris 6915 corp 11 example o harris corp 11 example olga harris');
+    const terms = parseFullText('harris6915 corp1* robins* "smith 12"');
+    expect(terms).toEqual([
+      { kind: 'phrase', words: ['harris', '6915'] },
+      { kind: 'prefix', words: ['corp', '1'] },
+      { kind: 'prefix', words: ['robins'] },
+      { kind: 'phrase', words: ['smith', '12'] },
+    ]);
+    expect(ftsQuery(terms)).toBe('"harris 6915" "corp 1"* "robins"* "smith 12"');
+    expect(tsQuery(terms)).toBe('(harris <-> 6915) & (corp <-> 1:*) & robins:* & (smith <-> 12)');
+  });
 });
 
 describe('NDJSON reader', () => {
