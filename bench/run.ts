@@ -153,8 +153,8 @@ async function explainIncidentList(dbUrl: string) {
   }
 }
 
-async function runChild(args: string[], env: Record<string, string>, nodeFlags: string[] = []): Promise<string> {
-  const child = spawn(process.execPath, [...nodeFlags, '--import', 'tsx', ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+async function runChild(args: string[], env: Record<string, string>, nodeFlags = ['--import', 'tsx']): Promise<string> {
+  const child = spawn(process.execPath, [...nodeFlags, ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
   child.stdout?.on('data', (d) => (out += d));
   const code = await new Promise((resolve) => child.on('exit', resolve));
@@ -176,7 +176,7 @@ const scenarios: Record<string, () => Promise<Result[]>> = {
     const bulk = !process.env.BENCH_PG_URL && process.env.BENCH_IMPORT !== 'plain';
     const imported = JSON.parse(
       // With the heap limit bin/threatmon.js gives import-leaks.
-      await runChild(['bench/import-leaks.ts', dataDir, ...(bulk ? ['--bulk'] : [])], { THREATMON_DATABASE_URL: dbUrl, THREATMON_LOG_LEVEL: 'warn', THREATMON_ADMIN_PASSWORD: ADMIN_PASSWORD }, [
+      await runChild(['bench/import-leaks.mjs', dataDir, ...(bulk ? ['--bulk'] : [])], { THREATMON_DATABASE_URL: dbUrl, THREATMON_LOG_LEVEL: 'warn', THREATMON_ADMIN_PASSWORD: ADMIN_PASSWORD }, [
         '--max-old-space-size=128',
       ]),
     );

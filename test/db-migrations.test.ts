@@ -22,7 +22,7 @@ describe('data migrations', () => {
     const { error } = await new Migrator({ db, provider: { getMigrations: async () => until0004 }, migrationTableSchema }).migrateToLatest();
     expect(error).toBeUndefined();
     const now = new Date().toISOString();
-    await db.insertInto('leak_sources').values({ id: '00000000-0000-7000-8000-000000000001', name: 'Old', created_at: now, updated_at: now }).execute();
+    await db.insertInto('leak_sources').values({ id: '00000000-0000-7000-8000-000000000001', name: 'Old', description: '', data_classes: '[]', is_verified: false, created_at: now, updated_at: now }).execute();
     const record = (n: number, email: string, domainRev: string, searchText: string) => ({
       id: `00000000-0000-7000-8000-00000000001${n}`,
       source_id: '00000000-0000-7000-8000-000000000001',
@@ -30,6 +30,7 @@ describe('data migrations', () => {
       domain: email.split('@')[1],
       domain_rev: domainRev,
       fingerprint: `fp${n}`,
+      extra: '{}',
       // The old rule: the whole value, then its letter-and-digit words.
       search_text: searchText,
       created_at: now,

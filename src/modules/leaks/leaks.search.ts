@@ -26,7 +26,7 @@ export const leakSearch = new Listing({
   filters: {
     q: {
       kind: 'custom',
-      schema: str('Full text over every text field: words are AND-ed, `"a phrase"` matches words in order, `prefix*` matches the start of a word. Records loaded by a bulk load (`import-leaks --bulk`, SQLite) are found by full text once the load has finished; every other criterion finds them at once.'),
+      schema: str('Full text over every text field: words are AND-ed, `"a phrase"` matches words in order, `prefix*` matches the start of a word. A word is a run of letters or of digits, in the records as in `q`: `harris6915` is the phrase harris 6915, and `harri*` finds harris6915. Records loaded by a bulk load (`import-leaks --bulk`, SQLite) are found by full text once the load has finished; every other criterion finds them at once.'),
       apply: (qb, value, ctx) => {
         const terms = parseFullText(String(value));
         if (terms.length === 0) throw bad('q', 'needs at least one word');

@@ -1,6 +1,6 @@
 /**
  * Imports every NDJSON file of a folder (one leak source each) with the CLI's import path, in one
- * process, and reports records/s and the peak RSS.  tsx bench/import-leaks.ts DIR [--bulk]
+ * process, and reports records/s and the peak RSS.  node bench/import-leaks.mjs DIR [--bulk]
  *
  * With --bulk (SQLite), one bulk load spans every file, as `import-leaks --bulk` does for one: the
  * search indexes are set aside first and rebuilt after the last file, and that rebuild is inside
@@ -9,13 +9,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
-// The compiled code in dist/ (npm run build), as `threatmon import-leaks` runs it: from the
-// TypeScript sources every reader worker would first have to register tsx, a second per file.
-const { createServices } = (await import('../dist/app.js' as string)) as typeof import('../src/app.js');
-const { importLeaks } = (await import('../dist/cli/import-leaks.js' as string)) as typeof import('../src/cli/import-leaks.js');
-const { loadConfig } = (await import('../dist/config.js' as string)) as typeof import('../src/config.js');
-const { migrateToLatest } = (await import('../dist/db/migrator.js' as string)) as typeof import('../src/db/migrator.js');
-const { createDeps } = (await import('../dist/deps.js' as string)) as typeof import('../src/deps.js');
+// Plain JavaScript over the compiled code in dist/ (npm run build), so the process measured is
+// what `threatmon import-leaks` runs: no TypeScript loader in it or in its reader workers.
+import { createServices } from '../dist/app.js';
+import { importLeaks } from '../dist/cli/import-leaks.js';
+import { loadConfig } from '../dist/config.js';
+import { migrateToLatest } from '../dist/db/migrator.js';
+import { createDeps } from '../dist/deps.js';
 
 const dir = process.argv[2] ?? 'bench/data/leaks';
 const bulk = process.argv.includes('--bulk');
@@ -31,10 +31,10 @@ const sample = setInterval(() => {
 }, 200);
 if (bulk) services.leaks.beginBulkLoad();
 for (const f of files) {
-  const r = await importLeaks(services.leaks, { file: path.join(dir, f), source: `Bench ${f.replace(/\.ndjson$/, '')}`, createSource: true, progress: false, afterLargeLoad: false, out: fs.createWriteStream('/dev/null') as never });
+  const r = await importLeaks(services.leaks, { file: path.join(dir, f), source: `Bench ${f.replace(/\.ndjson$/, '')}`, createSource: true, progress: false, afterLargeLoad: false, out: fs.createWriteStream('/dev/null') });
   records += r.accepted + r.duplicates + r.rejected.length;
 }
-const steps: Record<string, number> = {};
+const steps = {};
 if (bulk) services.leaks.finishBulkLoad((step, ms) => (steps[step] = ms));
 // Once for the whole load, as import-leaks does after one large file (VACUUM ANALYZE on PostgreSQL).
 await services.leaks.afterLargeLoad();
