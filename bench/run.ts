@@ -178,6 +178,7 @@ const scenarios: Record<string, () => Promise<Result[]>> = {
       // With the heap limit bin/threatmon.js gives import-leaks.
       await runChild(['bench/import-leaks.mjs', dataDir, ...(bulk ? ['--bulk'] : [])], { THREATMON_DATABASE_URL: dbUrl, THREATMON_LOG_LEVEL: 'warn', THREATMON_ADMIN_PASSWORD: ADMIN_PASSWORD }, [
         '--max-old-space-size=128',
+        '--max-semi-space-size=8',
       ]),
     );
     console.log(
