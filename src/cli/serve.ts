@@ -10,7 +10,6 @@ import { migrateToLatest } from '../db/migrator.js';
 import { createDeps, type AppDeps } from '../deps.js';
 import { FailOpenStore, MemoryCounterStore } from '../http/counters.js';
 import { AppError } from '../http/errors.js';
-import { loadJwtSecret } from '../modules/auth/tokens.js';
 
 /** Creates the first admin on an empty database and prints its password once, to the terminal, never through the logger. */
 async function bootstrap(deps: AppDeps, services: ReturnType<typeof createServices>): Promise<void> {
@@ -86,14 +85,14 @@ async function serveWorker(cfg: Config): Promise<void> {
 
 async function servePrimary(cfg: Config): Promise<void> {
   const log = pino({ level: cfg.logLevel, base: { pid: process.pid, role: 'primary' } });
-  // Everything that must happen once, before any worker starts.
+  // Everything that must happen once, before any worker starts (createServices also makes the
+  // JWT secret when none is configured, so workers find it).
   const deps = createDeps(cfg);
   try {
     await migrateToLatest(deps.database.db);
     const services = createServices(deps);
     await bootstrap(deps, services);
     finishInterruptedBulkLoad(services, log);
-    loadJwtSecret(cfg);
   } finally {
     await deps.counters.close();
     await deps.database.close();

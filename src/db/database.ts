@@ -30,13 +30,22 @@ function toSqliteParam(value: unknown): unknown {
 
 const STATEMENT_CACHE_SIZE = 500;
 
-const rawReaders = new WeakMap<SQLite.Statement, { raw: SQLite.Statement; names: string[] }>();
+const rawReaders = new WeakMap<SQLite.Statement, { raw: SQLite.Statement; toObject: (row: unknown[]) => Record<string, unknown> }>();
 
-/** A reader statement switched to array rows, with its column names (once per cached statement). */
+/**
+ * A reader statement switched to array rows, with the function making a row an object (once per
+ * cached statement). A repeated column name keeps the last value, as better-sqlite3's objects do.
+ */
 function rawReader(stmt: SQLite.Statement) {
   let r = rawReaders.get(stmt);
   if (!r) {
-    r = { raw: stmt.raw(true), names: stmt.columns().map((c) => c.name) };
+    const names = stmt.columns().map((c) => c.name);
+    const toObject = (row: unknown[]) => {
+      const o: Record<string, unknown> = {};
+      for (let i = 0; i < names.length; i++) o[names[i] as string] = row[i];
+      return o;
+    };
+    r = { raw: stmt.raw(true), toObject };
     rawReaders.set(stmt, r);
   }
   return r;
@@ -69,13 +78,8 @@ function wrapSqlite(raw: SQLite.Database): SqliteDatabase {
         return { reader: false, all: (params) => stmt.all(map(params)), run: (params) => stmt.run(map(params)), iterate: (params) => stmt.iterate(map(params)) as IterableIterator<unknown> };
       }
       // Rows as arrays, made into objects here: a third cheaper than better-sqlite3's own objects
-      // for a page of wide rows. A repeated column name keeps the last value, as it does there.
-      const { raw: rawRows, names } = rawReader(stmt);
-      const toObject = (row: unknown[]) => {
-        const o: Record<string, unknown> = {};
-        for (let i = 0; i < names.length; i++) o[names[i] as string] = row[i];
-        return o;
-      };
+      // for a page of wide rows.
+      const { raw: rawRows, toObject } = rawReader(stmt);
       return {
         reader: true,
         all: (params) => (rawRows.all(map(params)) as unknown[][]).map(toObject),

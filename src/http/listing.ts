@@ -133,7 +133,7 @@ export class Listing {
     const { spec } = this;
     for (const [name, f] of Object.entries(spec.filters ?? {})) {
       const value = query[name];
-      if (value === undefined || value === '') continue;
+      if (!given(value)) continue;
       switch (f.kind) {
         case 'enum': {
           const values = String(value)
@@ -223,6 +223,14 @@ export interface Page<T> {
   next: string | null;
   previous: string | null;
   results: T[];
+}
+
+/** Whether a query parameter was given a value (an empty one counts as absent). */
+export const given = (value: unknown) => value !== undefined && value !== '';
+
+/** Whether the query sets no parameter but `allowed` ones: the shapes a service can answer from counters. */
+export function onlyParams(query: Record<string, unknown>, allowed: ReadonlySet<string>): boolean {
+  return Object.keys(query).every((k) => allowed.has(k) || !given(query[k]));
 }
 
 export function pageParams(query: { page?: number; page_size?: number }) {

@@ -7,7 +7,7 @@ import { IOC_TYPES, type IocType, normaliseIoc } from '../../domain/ioc.js';
 import { type Principal, requireRole } from '../../http/auth.js';
 import { fieldErrors } from '../../http/conventions.js';
 import { AppError, conflict, type FieldError, notFound, validation } from '../../http/errors.js';
-import { escapeLike, type ListQuery, Listing, type Page } from '../../http/listing.js';
+import { escapeLike, type ListQuery, Listing, onlyParams, type Page } from '../../http/listing.js';
 import { isUuid } from '../../http/schemas.js';
 import { type AuditLog, diff } from '../audit/audit.repository.js';
 import type { IncidentRow, IncidentsRepository, IocRow } from './incidents.repository.js';
@@ -35,6 +35,8 @@ export const TRANSITIONS: Record<Status, Status[]> = {
 };
 
 const MAX_BULK_IOCS = 1000;
+/** List parameters the status/severity counters can count for. */
+const COUNTED_PARAMS = new Set(['status', 'severity', 'page', 'page_size', 'ordering']);
 const checkIocInput = Compile(IocInputSchema);
 
 export function presentIncident(r: IncidentRow): IncidentOut {
@@ -176,7 +178,7 @@ export class IncidentsService {
   async list(request: FastifyRequest, p: Principal, query: ListQuery): Promise<Page<IncidentOut>> {
     const qb = incidentListing.filter(this.repo.selectIncidents(this.db, p.organization.id), query, { dialect: this.deps.database.dialect, userId: p.user.id });
     // With no filter but status/severity, the count comes from the counters instead of a scan.
-    const onlyCounted = Object.keys(query).every((k) => ['status', 'severity', 'page', 'page_size', 'ordering'].includes(k) || query[k] === undefined || query[k] === '');
+    const onlyCounted = onlyParams(query, COUNTED_PARAMS);
     const list = (v: unknown) => (v ? String(v).split(',').map((s) => s.trim()).filter(Boolean) : null);
     const count = onlyCounted ? () => this.repo.countByStatusSeverity(this.db, p.organization.id, list(query.status), list(query.severity)) : undefined;
     return incidentListing.page(request, qb, query, presentIncident, count);

@@ -37,10 +37,6 @@ export function beginBulkLoad(raw: SQLite.Database, now: string): void {
     .immediate();
 }
 
-export function bulkLoadInProgress(raw: SQLite.Database): boolean {
-  return raw.prepare('select 1 from leak_bulk_loads').get() !== undefined;
-}
-
 /**
  * Rebuilds what a bulk load set aside: each dropped index (one sorted pass each), then the
  * full-text entries of the records loaded meanwhile, with the end of the load, in one transaction.
@@ -54,10 +50,9 @@ export function finishBulkLoad(raw: SQLite.Database, onStep?: (step: string, ms:
     fn();
     onStep?.(step, Date.now() - started);
   };
-  // Let SQLite's sorter use a second thread while building indexes, and spill its runs to temporary
-  // files rather than memory: an index of a large corpus is sorted in pieces.
-  // The sorter takes up to the page cache's size in memory per thread: a small cache keeps the
-  // process's memory flat (the runs go to files and are merged).
+  // Let SQLite's sorter use a second thread while building indexes. It takes up to the page cache's
+  // size in memory per thread, so a small cache, with runs spilled to temporary files and merged,
+  // keeps the process's memory flat however large the corpus.
   const threads = raw.pragma('threads', { simple: true }) as number;
   const tempStore = raw.pragma('temp_store', { simple: true }) as number;
   const cacheSize = raw.pragma('cache_size', { simple: true }) as number;

@@ -3,7 +3,7 @@ import { type TObject, Type } from 'typebox';
 import { normaliseDomain, normaliseEmail } from '../../domain/ioc.js';
 import { ftsQuery, ipKeyRange, normalisePhone, parseFullText, reverseDomain, tsQuery } from '../../domain/leak-record.js';
 import { AppError } from '../../http/errors.js';
-import { Listing, toTimestamp } from '../../http/listing.js';
+import { given, Listing, toTimestamp } from '../../http/listing.js';
 
 const bad = (field: string, message: string) => new AppError('invalid_query', 400, `${field}: ${message}`, { errors: [{ field, message }] });
 
@@ -107,7 +107,7 @@ export const leakSearch = new Listing({
 export const CRITERIA = ['q', 'email', 'domain', 'username', 'ip', 'phone', 'source'] as const;
 
 export function assertHasCriterion(query: Record<string, unknown>) {
-  if (!CRITERIA.some((c) => query[c] !== undefined && query[c] !== '')) {
+  if (!CRITERIA.some((c) => given(query[c]))) {
     const message = `give at least one of ${CRITERIA.join(', ')}`;
     throw new AppError('invalid_query', 400, message, { errors: [{ field: 'q', message }] });
   }

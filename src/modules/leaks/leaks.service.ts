@@ -6,7 +6,7 @@ import type { AppDeps } from '../../deps.js';
 import { DATA_CLASSES, dataClassesOf, type NormalisedRecord, type RecordResult, sha1Hex } from '../../domain/leak-record.js';
 import type { Principal } from '../../http/auth.js';
 import { AppError, conflict, type FieldError, notFound } from '../../http/errors.js';
-import { envelope, invalidPage, type ListQuery, Listing, type Page, pageParams } from '../../http/listing.js';
+import { envelope, given, invalidPage, type ListQuery, Listing, onlyParams, type Page, pageParams } from '../../http/listing.js';
 import type { AuditLog } from '../audit/audit.repository.js';
 import { diff } from '../audit/audit.repository.js';
 import { assertHasCriterion, domainRange, leakSearch } from './leaks.search.js';
@@ -507,7 +507,7 @@ export class LeaksService {
     const byDomain = await this.searchByDomain(query, page, pageSize);
     if (byDomain) {
       ({ count, ids } = byDomain);
-    } else if (query.q !== undefined && query.q !== '') {
+    } else if (given(query.q)) {
       // Full text: matching is the cost, so match once and count the matches in the same pass
       // (count(*) over ()). An empty page past the first is past the end: 404 either way.
       const rows = (await pageOf(filtered.select(['leak_records.id', sql<number>`count(*) over ()`.as('total')])).execute()) as Array<{ id: string; total: number }>;
@@ -543,7 +543,7 @@ export class LeaksService {
   private async searchByDomain(query: ListQuery, page: number, pageSize: number): Promise<{ count: number; ids: string[] } | null> {
     const ordering = query.ordering ?? '-created_at';
     if (ordering !== 'created_at' && ordering !== '-created_at') return null;
-    if (!Object.keys(query).every((k) => DOMAIN_SEARCH_PARAMS.has(k) || query[k] === undefined || query[k] === '') || !query.domain) return null;
+    if (!onlyParams(query, DOMAIN_SEARCH_PARAMS) || !given(query.domain)) return null;
     const { from, end } = domainRange(query.domain, query);
     let keysQuery = this.db.selectFrom('leak_domain_counts').select(['key', 'n']).where('n', '>', 0);
     keysQuery = end === null ? keysQuery.where('key', '=', from) : keysQuery.where('key', '>=', from).where('key', '<', end);
