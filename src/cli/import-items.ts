@@ -1,9 +1,6 @@
 import type fs from 'node:fs';
 import type { Transform } from 'node:stream';
-import { parse as parseCsv } from 'csv-parse';
-import StreamArray from 'stream-json/streamers/StreamArray.js';
 import { RECORD_FIELDS } from '../domain/leak-record.js';
-import { ndjsonItems } from '../modules/leaks/ndjson.js';
 
 export type ImportFormat = 'csv' | 'ndjson' | 'json';
 
@@ -22,21 +19,22 @@ export function csvRowToRecord(row: Record<string, string>): Record<string, unkn
   return record;
 }
 
-/** The records of a file as they stream: NDJSON lines, CSV rows, or the items of one JSON array. */
-export async function* readItems(stream: fs.ReadStream, format: ImportFormat): AsyncGenerator<{ index: number; value: unknown }> {
-  if (format === 'ndjson') {
-    yield* ndjsonItems(stream);
-    return;
-  }
+/**
+ * The records of a CSV file (rows) or of a JSON array file (items) as they stream. NDJSON is split
+ * by the reader thread itself (ndjson-lines.ts). The parsers load on first use, so a reader thread
+ * for NDJSON starts without them.
+ */
+export async function* readItems(stream: fs.ReadStream, format: 'csv' | 'json'): AsyncGenerator<{ index: number; value: unknown }> {
   if (format === 'csv') {
+    const { parse: parseCsv } = await import('csv-parse');
     let index = 0;
     const rows = stream.pipe(parseCsv({ columns: true, skip_empty_lines: true, relax_column_count: true, bom: true, trim: false }));
     for await (const row of rows) yield { index: index++, value: csvRowToRecord(row as Record<string, string>) };
     return;
   }
   // A JSON array of any size, parsed as it streams.
+  const { default: StreamArray } = await import('stream-json/streamers/StreamArray.js');
   const parser = StreamArray.withParser();
   stream.pipe(parser as unknown as Transform);
   for await (const { key, value } of parser as AsyncIterable<{ key: number; value: unknown }>) yield { index: key, value };
 }
-

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { RecordResult } from '../domain/leak-record.js';
-import { recordResult } from '../modules/leaks/ndjson.js';
+import { NdjsonLines, recordResult } from '../modules/leaks/ndjson-lines.js';
 import { type ImportFormat, readItems } from './import-items.js';
 
 /**
@@ -23,23 +23,35 @@ port.on('message', () => {
   resume = null;
 });
 
-async function send(items: Array<{ index: number; result: RecordResult }>, bytesRead: number) {
+let batch: Array<{ index: number; result: RecordResult }> = [];
+let index = 0;
+
+async function send(bytesRead: number) {
   while (inFlight >= MAX_IN_FLIGHT) await new Promise<void>((r) => (resume = r));
   inFlight++;
-  port.postMessage({ type: 'batch', items, bytesRead });
+  port.postMessage({ type: 'batch', items: batch, bytesRead });
+  batch = [];
+}
+
+/** Adds one parsed value; true when the batch is full. */
+function add(value: unknown): boolean {
+  batch.push({ index: index++, result: recordResult(value) });
+  return batch.length >= BATCH;
 }
 
 try {
   const stream = fs.createReadStream(file, { highWaterMark: 1024 * 1024 });
-  let batch: Array<{ index: number; result: RecordResult }> = [];
-  for await (const { index, value } of readItems(stream, format)) {
-    batch.push({ index, result: recordResult(value) });
-    if (batch.length >= BATCH) {
-      await send(batch, stream.bytesRead);
-      batch = [];
+  if (format === 'ndjson') {
+    // A chunk's lines are split and normalised in one synchronous pass: no promise per record.
+    const lines = new NdjsonLines();
+    for await (const chunk of stream) {
+      for (const value of lines.push(chunk as Buffer)) if (add(value)) await send(stream.bytesRead);
     }
+    for (const value of lines.end()) add(value);
+  } else {
+    for await (const { value } of readItems(stream, format)) if (add(value)) await send(stream.bytesRead);
   }
-  if (batch.length) await send(batch, stream.bytesRead);
+  if (batch.length) await send(stream.bytesRead);
   port.postMessage({ type: 'done' });
 } catch (err) {
   port.postMessage({ type: 'error', message: err instanceof Error ? err.message : String(err) });

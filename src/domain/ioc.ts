@@ -45,8 +45,27 @@ export function refang(input: string): string {
 
 const LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
 
+/**
+ * A pure function of a string, its results kept for inputs seen again: a leak repeats the same
+ * few domains and dates millions of times. Forgets everything once `max` inputs are held.
+ */
+export function remembered<T>(fn: (input: string) => T, max = 10_000): (input: string) => T {
+  const cache = new Map<string, T>();
+  return (input) => {
+    let out = cache.get(input);
+    if (out === undefined) {
+      if (cache.size >= max) cache.clear();
+      out = fn(input);
+      cache.set(input, out);
+    }
+    return out;
+  };
+}
+
 /** A hostname of two or more labels, lower-case, IDN as punycode, no trailing dot. */
-export function normaliseDomain(input: string): Normalised {
+export const normaliseDomain = remembered(normaliseDomainOnce);
+
+function normaliseDomainOnce(input: string): Normalised {
   let host = input.trim().replace(/\.$/, '');
   if (!host || host.length > 253) return fail('must be a domain name such as example.com');
   if (/[^\x00-\x7f]/.test(host)) {

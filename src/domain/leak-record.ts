@@ -1,7 +1,7 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import ipaddr from 'ipaddr.js';
 import type { FieldError } from '../http/errors.js';
-import { normaliseCidr, normaliseDomain, normaliseEmail, normaliseIp } from './ioc.js';
+import { normaliseCidr, normaliseDomain, normaliseEmail, normaliseIp, remembered } from './ioc.js';
 
 /** Leak records: validation, normalisation, fingerprints and search keys. Pure. */
 
@@ -9,6 +9,7 @@ export const DATA_CLASSES = ['email', 'username', 'password', 'ip', 'phone', 'na
 export type DataClass = (typeof DATA_CLASSES)[number];
 
 export const RECORD_FIELDS = ['email', 'username', 'domain', 'ip', 'phone', 'full_name', 'password', 'password_sha1', 'extra', 'leaked_at'] as const;
+const FIELD_SET: ReadonlySet<string> = new Set(RECORD_FIELDS);
 
 export interface NormalisedRecord {
   email: string | null;
@@ -37,12 +38,22 @@ export function maskPassword(password: string): string {
   return `${chars[0]}${'*'.repeat(chars.length - 2)}${chars[chars.length - 1]}`;
 }
 
-export const sha1Hex = (s: string) => createHash('sha1').update(s, 'utf8').digest('hex').toUpperCase();
+// crypto.hash: one call instead of a Hash object each time, about half the cost for short inputs.
+export const sha1Hex = (s: string) => hash('sha1', s, 'hex').toUpperCase();
 
 /** "mail.example.com" -> "com.example.mail.": a domain and its subdomains share this prefix. */
 export function reverseDomain(domain: string): string {
   return `${domain.split('.').reverse().join('.')}.`;
 }
+
+const reversedDomain = remembered(reverseDomain);
+
+/** A leaked_at value as an ISO 8601 timestamp; null when it is not a date or timestamp. */
+const leakedAtIso = remembered((value: string): string | null => {
+  if (!/^\d{4}-\d{2}-\d{2}/.test(value)) return null;
+  const d = new Date(/^\d{4}-\d{2}-\d{2}$/.test(value) ? `${value}T00:00:00Z` : value);
+  return Number.isNaN(d.getTime()) ? null : d.toISOString();
+});
 
 /** 32 hex digits of the 16-byte address; IPv4 as IPv4-mapped IPv6, so both families sort in one space. */
 export function ipKey(ip: string): string {
@@ -108,7 +119,7 @@ export function normaliseRecord(input: unknown): RecordResult {
   const rec = input as Record<string, unknown>;
   const errors: FieldError[] = [];
   for (const key of Object.keys(rec)) {
-    if (!(RECORD_FIELDS as readonly string[]).includes(key)) errors.push({ field: key, message: 'unknown field' });
+    if (!FIELD_SET.has(key)) errors.push({ field: key, message: 'unknown field' });
   }
   const str = (field: string, max: number): string | null => {
     const v = rec[field];
@@ -199,9 +210,8 @@ export function normaliseRecord(input: unknown): RecordResult {
   let leakedAt: string | null = null;
   const leaked = rec.leaked_at;
   if (leaked !== undefined && leaked !== null && leaked !== '') {
-    const d = typeof leaked === 'string' && /^\d{4}-\d{2}-\d{2}/.test(leaked) ? new Date(/^\d{4}-\d{2}-\d{2}$/.test(leaked) ? `${leaked}T00:00:00Z` : leaked) : null;
-    if (!d || Number.isNaN(d.getTime())) errors.push({ field: 'leaked_at', message: 'must be an ISO 8601 date or timestamp' });
-    else leakedAt = d.toISOString();
+    leakedAt = typeof leaked === 'string' ? leakedAtIso(leaked) : null;
+    if (!leakedAt) errors.push({ field: 'leaked_at', message: 'must be an ISO 8601 date or timestamp' });
   }
 
   if (!email && !username && !ip && !phone && !errors.some((e) => ['email', 'username', 'ip', 'phone'].includes(e.field))) {
@@ -212,9 +222,7 @@ export function normaliseRecord(input: unknown): RecordResult {
   const sortedExtra = Object.keys(extra)
     .sort()
     .map((k) => [k, extra[k]]);
-  const fingerprint = createHash('sha256')
-    .update(JSON.stringify([email, username, ip, phone, fullName, sha1, sortedExtra]))
-    .digest('hex');
+  const fingerprint = hash('sha256', JSON.stringify([email, username, ip, phone, fullName, sha1, sortedExtra]), 'hex');
   return {
     ok: true,
     record: {
@@ -222,7 +230,7 @@ export function normaliseRecord(input: unknown): RecordResult {
       username,
       username_lower: username?.toLowerCase() ?? null,
       domain,
-      domain_rev: domain ? reverseDomain(domain) : null,
+      domain_rev: domain ? reversedDomain(domain) : null,
       ip,
       ip_key: ip ? ipKey(ip) : null,
       phone,

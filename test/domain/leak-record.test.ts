@@ -4,6 +4,8 @@ import { ftsQuery, ipKey, ipKeyRange, maskPassword, normaliseRecord, parseFullTe
 import { detectFormat } from '../../src/cli/import-leaks.js';
 import { csvRowToRecord } from '../../src/cli/import-items.js';
 import { ndjsonItems } from '../../src/modules/leaks/ndjson.js';
+import { NdjsonLines } from '../../src/modules/leaks/ndjson-lines.js';
+import { remembered } from '../../src/domain/ioc.js';
 
 describe('leak records', () => {
   it.each([
@@ -72,11 +74,45 @@ describe('NDJSON reader', () => {
     expect(out[2]!.value).toHaveProperty('message', 'malformed JSON');
   });
 
+  it('splits chunks synchronously: a line (or a UTF-8 character) cut between chunks, CRLF, a byte-order mark, a last line with no newline', () => {
+    const text = Buffer.from('\ufeff{"n":"Zoë"}\r\n\n  \n{"n":"ä€𝄞"}\n{"n":3}');
+    const lines = new NdjsonLines();
+    const out: unknown[] = [];
+    // One byte at a time: every boundary, including inside each multi-byte character.
+    for (let i = 0; i < text.length; i++) out.push(...lines.push(text.subarray(i, i + 1)));
+    out.push(...lines.end());
+    expect(out).toEqual([{ n: 'Zoë' }, { n: 'ä€𝄞' }, { n: 3 }]);
+    const whole = new NdjsonLines();
+    expect([...whole.push(text), ...whole.end()]).toEqual(out);
+    expect(new NdjsonLines().end()).toEqual([]);
+  });
+
   it('stops with 413 past its byte limit', async () => {
     const stream = Readable.from([Buffer.from('{"a":1}\n'.repeat(10))]);
     await expect(async () => {
       for await (const _ of ndjsonItems(stream, 20)) void _;
     }).rejects.toMatchObject({ status: 413, code: 'payload_too_large' });
+  });
+});
+
+describe('remembered()', () => {
+  it('computes once per input and forgets everything past its bound', () => {
+    const calls: string[] = [];
+    const upper = remembered((s: string) => (calls.push(s), s.toUpperCase()), 2);
+    expect([upper('a'), upper('a'), upper('b'), upper('a')]).toEqual(['A', 'A', 'B', 'A']);
+    expect(calls).toEqual(['a', 'b']);
+    upper('c'); // a third input: the cache starts again
+    upper('a');
+    expect(calls).toEqual(['a', 'b', 'c', 'a']);
+  });
+
+  it('keeps repeated leaked_at values and domains right, valid or not', () => {
+    for (let i = 0; i < 2; i++) {
+      const ok = normaliseRecord({ email: 'A@Mail.Example.COM', leaked_at: '2019-02-15' });
+      expect(ok.ok && [ok.record.leaked_at, ok.record.domain, ok.record.domain_rev]).toEqual(['2019-02-15T00:00:00.000Z', 'mail.example.com', 'com.example.mail.']);
+      const bad = normaliseRecord({ email: 'a@example.com', leaked_at: '2019-13-45' });
+      expect(!bad.ok && bad.errors).toEqual([{ field: 'leaked_at', message: 'must be an ISO 8601 date or timestamp' }]);
+    }
   });
 });
 

@@ -1,6 +1,6 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { FastifyRequest } from 'fastify';
-import { type Kysely, type Selectable, sql } from 'kysely';
+import { type Insertable, type Kysely, type Selectable, sql } from 'kysely';
 import type { DB, LeakRecordsTable, LeakSourcesTable } from '../../db/schema.js';
 import type { AppDeps } from '../../deps.js';
 import { DATA_CLASSES, dataClassesOf, type NormalisedRecord, type RecordResult, sha1Hex } from '../../domain/leak-record.js';
@@ -11,7 +11,7 @@ import type { AuditLog } from '../audit/audit.repository.js';
 import { diff } from '../audit/audit.repository.js';
 import { assertHasCriterion, domainRange, leakSearch } from './leaks.search.js';
 import { beginBulkLoad, finishBulkLoad } from './bulk-load.js';
-import { recordResult } from './ndjson.js';
+import { recordResult } from './ndjson-lines.js';
 import type { LeakRecordOut, LeakSourceOut } from './leaks.schemas.js';
 
 type SourceRow = Selectable<LeakSourcesTable>;
@@ -133,6 +133,11 @@ const RECORD_COLUMNS = [
   'created_at',
 ] as const;
 
+/** A record's values in RECORD_COLUMNS order. */
+function recordValues(r: NormalisedRecord, id: string, sourceId: string, at: string) {
+  return [id, sourceId, r.email, r.username, r.username_lower, r.domain, r.domain_rev, r.ip, r.ip_key, r.phone, r.full_name, r.password_sha1, r.password_masked, JSON.stringify(r.extra), r.leaked_at, r.fingerprint, r.search_text, at];
+}
+
 export class LeaksService {
   readonly ingestHooks: IngestHook[] = [];
   private insertStatement?: import('better-sqlite3').Statement;
@@ -253,8 +258,7 @@ export class LeaksService {
     r: { email: string | null; username: string | null; ip: string | null; phone: string | null; full_name: string | null; password_sha1: string | null; extra: string | Record<string, string>; leaked_at: string | null },
     breachDate: string | null,
   ): string[] {
-    const extra = typeof r.extra === 'string' ? (JSON.parse(r.extra) as Record<string, string>) : r.extra;
-    const classes = dataClassesOf({ ...r, extra } as NormalisedRecord);
+    const classes = typeof r.extra === 'string' ? dataClassesOf({ ...r, extra: JSON.parse(r.extra) } as NormalisedRecord) : dataClassesOf(r as NormalisedRecord);
     const keys = ['total', ...classes.map((c) => `class:${c}`)];
     if (r.password_sha1) keys.push('with_password');
     const when = r.leaked_at ?? breachDate;
@@ -354,52 +358,37 @@ export class LeaksService {
   private async storeBatch(source: SourceRow, records: NormalisedRecord[], report: IngestReport) {
     const at = this.now();
     await this.db.transaction().execute(async (trx) => {
-      const rows = records.map((r) => ({
-        id: this.deps.newId(),
-        source_id: source.id,
-        email: r.email,
-        username: r.username,
-        username_lower: r.username_lower,
-        domain: r.domain,
-        domain_rev: r.domain_rev,
-        ip: r.ip,
-        ip_key: r.ip_key,
-        phone: r.phone,
-        full_name: r.full_name,
-        password_sha1: r.password_sha1,
-        password_masked: r.password_masked,
-        extra: JSON.stringify(r.extra),
-        leaked_at: r.leaked_at,
-        fingerprint: r.fingerprint,
-        search_text: r.search_text,
-        created_at: at,
-      }));
-      const insertedIds = new Set<string>();
+      const inserted: InsertedRecord[] = [];
       const raw = this.deps.database.sqlite;
       if (raw) {
         // SQLite: one prepared statement run per row inside the open transaction is several times
-        // faster than building multi-row inserts; `changes` says whether the row was new.
+        // faster than building multi-row inserts; `changes` says whether the row was new. The
+        // values are bound straight from the record, in RECORD_COLUMNS order, with no row object.
         const insert = (this.insertStatement ??= raw.prepare(
           `insert into leak_records (${RECORD_COLUMNS.join(', ')}) values (${RECORD_COLUMNS.map(() => '?').join(', ')}) on conflict (source_id, fingerprint) do nothing`,
         ));
-        for (const row of rows) {
-          if (insert.run(RECORD_COLUMNS.map((c) => row[c])).changes > 0) insertedIds.add(row.id);
+        for (const r of records) {
+          const id = this.deps.newId();
+          if (insert.run(recordValues(r, id, source.id, at)).changes > 0) inserted.push({ ...r, id, source_id: source.id });
         }
       } else {
+        const ids = records.map(() => this.deps.newId());
+        const rows = records.map((r, i) => Object.fromEntries(recordValues(r, ids[i] as string, source.id, at).map((v, c) => [RECORD_COLUMNS[c], v])) as Insertable<LeakRecordsTable>);
+        const insertedIds = new Set<string>();
         for (let i = 0; i < rows.length; i += 500) {
-          const ids = await trx
+          const returned = await trx
             .insertInto('leak_records')
             .values(rows.slice(i, i + 500))
             .onConflict((oc) => oc.columns(['source_id', 'fingerprint']).doNothing())
             .returning('id')
             .execute();
-          for (const { id } of ids) insertedIds.add(id);
+          for (const { id } of returned) insertedIds.add(id);
         }
+        records.forEach((r, i) => {
+          const id = ids[i] as string;
+          if (insertedIds.has(id)) inserted.push({ ...r, id, source_id: source.id });
+        });
       }
-      const inserted: InsertedRecord[] = [];
-      rows.forEach((row, i) => {
-        if (insertedIds.has(row.id)) inserted.push({ ...(records[i] as NormalisedRecord), id: row.id, source_id: source.id });
-      });
       const deltas = new Map<string, number>();
       for (const r of inserted) for (const key of this.counterKeys(r, source.breach_date)) deltas.set(key, (deltas.get(key) ?? 0) + 1);
       await this.bumpCounters(trx, deltas);
