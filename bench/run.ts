@@ -6,6 +6,7 @@
  *   npm run bench -- health me-memory  # only these scenarios
  *   BENCH_DURATION=5 BENCH_CONNECTIONS=16 npm run bench
  *   BENCH_WORKERS=1 npm run bench      # API processes (THREATMON_WORKERS); default auto, one per core
+ *   BENCH_LEAKS_DB_URL=postgres://... npm run bench -- leaks   # searches only, on a corpus imported before
  *
  * Each measured run follows an unrecorded warm-up of BENCH_WARMUP seconds (default 5), so the
  * figures are of a server whose code the JIT has compiled, not of its first second.
@@ -167,24 +168,31 @@ const scenarios: Record<string, () => Promise<Result[]>> = {
     const records = Number(process.env.BENCH_LEAK_RECORDS ?? 1_000_000);
     const dataDir = path.join(ROOT, 'bench', 'data', `leaks-${records}`);
     if (!fs.existsSync(dataDir)) await runChild(['bench/generate-leaks.ts', dataDir, String(records), '50'], {});
-    const dbUrl = databaseUrl('leaks');
+    // BENCH_LEAKS_DB_URL: a database that already holds the corpus (from an earlier run), to measure
+    // searches again without importing; the import figure is then left out.
+    const reuse = process.env.BENCH_LEAKS_DB_URL;
+    const dbUrl = reuse ?? databaseUrl('leaks');
     // The importer runs the compiled CLI code (dist/), as `threatmon import-leaks` does.
     await new Promise((resolve, reject) =>
       spawn('npm', ['run', 'build'], { cwd: ROOT, stdio: 'ignore' }).on('exit', (code) => (code === 0 ? resolve(null) : reject(new Error(`npm run build exited with ${code}`)))),
     );
     // SQLite: one bulk load (import-leaks --bulk) around the 50 files unless BENCH_IMPORT=plain.
-    const bulk = !process.env.BENCH_PG_URL && process.env.BENCH_IMPORT !== 'plain';
-    const imported = JSON.parse(
-      // With the heap limit bin/threatmon.js gives import-leaks.
-      await runChild(['bench/import-leaks.mjs', dataDir, ...(bulk ? ['--bulk'] : [])], { THREATMON_DATABASE_URL: dbUrl, THREATMON_LOG_LEVEL: 'warn', THREATMON_ADMIN_PASSWORD: ADMIN_PASSWORD }, [
-        '--max-old-space-size=128',
-        '--max-semi-space-size=8',
-      ]),
-    );
-    console.log(
-      `import-leaks${bulk ? ' --bulk' : ''}: ${imported.records} records from ${imported.files} files in ${imported.seconds} s = ${imported.records_per_sec} records/s, peak RSS ${imported.peak_rss_mb} MB`,
-    );
-    if (bulk) console.log(`  index rebuild (ms): ${JSON.stringify(imported.rebuild_ms)}`);
+    const bulk = !dbUrl.startsWith('postgres') && process.env.BENCH_IMPORT !== 'plain';
+    const imported = reuse
+      ? null
+      : JSON.parse(
+          // With the heap limit bin/threatmon.js gives import-leaks.
+          await runChild(['bench/import-leaks.mjs', dataDir, ...(bulk ? ['--bulk'] : [])], { THREATMON_DATABASE_URL: dbUrl, THREATMON_LOG_LEVEL: 'warn', THREATMON_ADMIN_PASSWORD: ADMIN_PASSWORD }, [
+            '--max-old-space-size=128',
+            '--max-semi-space-size=8',
+          ]),
+        );
+    if (imported) {
+      console.log(
+        `import-leaks${bulk ? ' --bulk' : ''}: ${imported.records} records from ${imported.files} files in ${imported.seconds} s = ${imported.records_per_sec} records/s, peak RSS ${imported.peak_rss_mb} MB`,
+      );
+      if (bulk) console.log(`  index rebuild (ms): ${JSON.stringify(imported.rebuild_ms)}`);
+    }
     const s = await startServer('leaks', {}, dbUrl);
     try {
       const auth = { authorization: `Bearer ${s.token}` };
@@ -192,7 +200,9 @@ const scenarios: Record<string, () => Promise<Result[]>> = {
       const sample = JSON.parse(fs.readFileSync(path.join(dataDir, 'source-07.ndjson'), 'utf8').split('\n')[123] as string) as { email: string };
       const q = (qs: string) => ({ url: `${s.url}/api/v1/leaks/search/?${qs}`, headers: auth, connections: conns });
       return [
-        { scenario: `import-leaks${bulk ? ' --bulk' : ''} (records/s)`, requests_per_sec: imported.records_per_sec, latency_p50_ms: 0, latency_p99_ms: 0, non_2xx: 0, errors: 0, peak_rss_mb: imported.peak_rss_mb } as Result,
+        ...(imported
+          ? [{ scenario: `import-leaks${bulk ? ' --bulk' : ''} (records/s)`, requests_per_sec: imported.records_per_sec, latency_p50_ms: 0, latency_p99_ms: 0, non_2xx: 0, errors: 0, peak_rss_mb: imported.peak_rss_mb } as Result]
+          : []),
         await load(`search email (${records})`, q(`email=${encodeURIComponent(sample.email)}`)),
         await load(`search domain (${records})`, q('domain=corp7.example')),
         await load(`search ip CIDR /16 (${records})`, q('ip=10.20.0.0/16')),

@@ -234,6 +234,19 @@ describe('leak corpus', () => {
       expect(page.results).toHaveLength(2);
       expect(page.next).toContain('page=2');
       expect((await search(`?source=${sourceId}&ordering=email`)).statusCode).toBe(400);
+      expect((await search(`?source=${sourceId}&page_size=2&page=99`)).statusCode).toBe(404);
+      // Each page in the requested order, its count exact: on PostgreSQL the count, the page and
+      // its records are one statement.
+      for (const ordering of ['leaked_at', '-leaked_at', 'created_at', '-created_at']) {
+        const all = json(await search(`?source=${sourceId}&ordering=${ordering}&page_size=100`));
+        expect(all.count).toBe(7);
+        const ids = all.results.map((r: { id: string }) => r.id);
+        for (let p = 1; p <= 3; p++) {
+          const one = json(await search(`?source=${sourceId}&ordering=${ordering}&page_size=3&page=${p}`));
+          expect(one.count).toBe(7);
+          expect(one.results.map((r: { id: string }) => r.id)).toEqual(ids.slice((p - 1) * 3, p * 3));
+        }
+      }
     });
   });
 
