@@ -31,6 +31,8 @@ export interface Config {
   readonly dataDir: string;
   /** API processes sharing the port (node:cluster); 1 serves from the starting process. */
   readonly workers: number;
+  /** PostgreSQL: run statements as named prepared statements, planned once per connection. */
+  readonly pgPreparedStatements: boolean;
 }
 
 export class ConfigError extends Error {
@@ -180,6 +182,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     rateLimits: rateLimitsRaw === 'on',
     dataDir,
     workers,
+    pgPreparedStatements: readBool(env, 'THREATMON_PG_PREPARED_STATEMENTS', true),
     ...overrides,
   };
   return Object.freeze(config);

@@ -1,3 +1,4 @@
+import { hash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
@@ -117,7 +118,7 @@ function pgTypes() {
   return types as unknown as pg.CustomTypesConfig;
 }
 
-export function createDatabase(config: Pick<Config, 'databaseUrl' | 'databaseKind'>): Database {
+export function createDatabase(config: Pick<Config, 'databaseUrl' | 'databaseKind'> & Partial<Pick<Config, 'pgPreparedStatements'>>): Database {
   if (config.databaseKind === 'sqlite') {
     const raw = openSqlite(config.databaseUrl.slice('sqlite:'.length));
     const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: wrapSqlite(raw) }) });
@@ -140,7 +141,7 @@ export function createDatabase(config: Pick<Config, 'databaseUrl' | 'databaseKin
   });
   // An idle client's error (server restart) must not crash the process; the next query reconnects.
   pool.on('error', () => {});
-  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: config.pgPreparedStatements === false ? pool : preparingPool(pool) }) });
   return {
     db,
     dialect: 'postgres',
@@ -148,5 +149,56 @@ export function createDatabase(config: Pick<Config, 'databaseUrl' | 'databaseKin
       await sql`select 1`.execute(db);
     },
     close: () => db.destroy(),
+  };
+}
+
+/** Named statements a connection keeps at most; past this, new ones run unnamed (planned each time). */
+const MAX_PREPARED_PER_CONNECTION = 500;
+/** The query-text shapes that gain from a kept plan (not DDL, not transaction control). */
+const PREPARABLE = /^\s*(select|with|insert|update|delete)\b/i;
+
+type PgQuery = (text: unknown, values?: unknown[]) => Promise<unknown>;
+
+/**
+ * Runs Kysely's statements as named prepared statements, one name per query text (Kysely keeps
+ * values out of the text, so a route's query has one text). PostgreSQL parses and plans each once
+ * per connection, then reuses the plan (a generic one, when it costs no more than a custom plan):
+ * for the short queries of an API, planning is most of the server's work, and a search that
+ * joins four tables took longer to plan than to run. If a migration changes what a kept statement
+ * returns ("cached plan must not change result type"), the statement is dropped and run again.
+ * THREATMON_PG_PREPARED_STATEMENTS=false turns this off (for a pooler that cannot keep them).
+ */
+function preparingPool(pool: pg.Pool) {
+  const prepared = new WeakSet<pg.PoolClient>();
+  return {
+    async connect() {
+      const client = await pool.connect();
+      if (!prepared.has(client)) {
+        prepared.add(client);
+        const query = client.query.bind(client) as PgQuery;
+        const names = new Set<string>();
+        (client as unknown as { query: PgQuery }).query = async (text, values) => {
+          if (typeof text !== 'string' || !PREPARABLE.test(text)) return query(text, values);
+          const name = `tm_${hash('sha1', text, 'hex').slice(0, 24)}`;
+          if (!names.has(name) && names.size >= MAX_PREPARED_PER_CONNECTION) return query(text, values);
+          names.add(name);
+          try {
+            return await query({ name, text, values });
+          } catch (err) {
+            if ((err as { code?: string }).code !== '0A000' || !/cached plan/.test(String((err as Error).message))) throw err;
+            // Inside a transaction this fails too (it is aborted): the error stands, and the
+            // statement is dropped the next time it runs outside one.
+            await query(`deallocate "${name}"`).catch(() => {
+              throw err;
+            });
+            const kept = (client as unknown as { connection?: { parsedStatements?: Record<string, string> } }).connection?.parsedStatements;
+            if (kept) delete kept[name];
+            return query({ name, text, values });
+          }
+        };
+      }
+      return client;
+    },
+    end: () => pool.end(),
   };
 }

@@ -218,6 +218,15 @@ describe('leak corpus', () => {
         }
       }
       expect((await search('?domain=big.example&page=4&page_size=3')).statusCode).toBe(404);
+      // More subdomains than are worth merging (32): the general path answers, the same way.
+      expect(json(await ingest(Array.from({ length: 34 }, (_, i) => ({ email: `u${i}@d${i}.many.example` })), staff, id)).accepted).toBe(34);
+      for (const ordering of ['created_at', '-created_at']) {
+        const many = await ids(`?domain=many.example&ordering=${ordering}&page_size=5&page=2`);
+        const general = await ids(`?domain=many.example&ordering=${ordering}&page_size=5&page=2&source=${id}`);
+        expect(many).toEqual({ ...general, next: many.next });
+        expect(many.count).toBe(34);
+        expect(many.ids).toHaveLength(5);
+      }
       // The counts follow deletions too.
       expect((await t.as(staff, { method: 'DELETE', url: `/api/v1/leaks/sources/${id}/` })).statusCode).toBe(204);
       expect((await ids('?domain=big.example')).count).toBe(0);

@@ -1,6 +1,6 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { FastifyRequest } from 'fastify';
-import { type Insertable, type Kysely, type Selectable, sql } from 'kysely';
+import { type Insertable, type Kysely, type QueryCreator, type Selectable, sql } from 'kysely';
 import type { DB, LeakRecordsTable, LeakSourcesTable } from '../../db/schema.js';
 import type { AppDeps } from '../../deps.js';
 import { DATA_CLASSES, dataClassesOf, type NormalisedRecord, type RecordResult, sha1Hex } from '../../domain/leak-record.js';
@@ -460,8 +460,8 @@ export class LeaksService {
 
   // --- search ---
 
-  private recordsQuery() {
-    return this.db
+  private recordsQuery(from: QueryCreator<DB> = this.db) {
+    return from
       .selectFrom('leak_records')
       .innerJoin('leak_sources', 'leak_sources.id', 'leak_records.source_id')
       .select([
@@ -557,24 +557,31 @@ export class LeaksService {
     const { from, end } = domainRange(query.domain, query);
     let keysQuery = this.db.selectFrom('leak_domain_counts').select(['key', 'n']).where('n', '>', 0);
     keysQuery = end === null ? keysQuery.where('key', '=', from) : keysQuery.where('key', '>=', from).where('key', '<', end);
-    const keys = await keysQuery.limit(MAX_MERGED_DOMAINS + 1).execute();
-    if (keys.length > MAX_MERGED_DOMAINS) return null;
-    const count = keys.reduce((sum, k) => sum + Number(k.n), 0);
+    keysQuery = keysQuery.limit(MAX_MERGED_DOMAINS + 1);
     const direction = ordering === 'created_at' ? 'asc' : 'desc';
     const wanted = page * pageSize;
     if (this.deps.database.dialect === 'postgres') {
-      if (keys.length === 0) return { count, rows: [] };
+      // One statement: the matching domains, their total, and the page merged from one lateral
+      // index scan per domain, joined to its records. No row: no such domain, or a page past the
+      // end (404 either way, as page 1 of a domain with records is never empty).
       const dir = sql.raw(direction);
-      const ids = sql<{ id: string }>`(select p.id from unnest(${keys.map((k) => k.key)}::text[]) as k(key)
-        cross join lateral (select id, created_at from leak_records where domain_rev = k.key order by created_at ${dir}, id ${dir} limit ${wanted}) as p
+      const ids = sql<{ id: string }>`(select p.id from keys
+        cross join lateral (select id, created_at from leak_records where domain_rev = keys.key order by created_at ${dir}, id ${dir} limit ${wanted}) as p
         order by p.created_at ${dir}, p.id ${dir} limit ${pageSize} offset ${(page - 1) * pageSize})`;
-      const rows = (await this.recordsQuery()
+      const totals = sql<{ total: number; domains: number }>`(select coalesce(sum(n), 0) as total, count(*) as domains from keys)`;
+      const rows = (await this.recordsQuery(this.db.with('keys', () => keysQuery) as unknown as QueryCreator<DB>)
         .innerJoin(ids.as('page'), 'page.id', 'leak_records.id')
+        .innerJoin(totals.as('totals'), (join) => join.onTrue())
+        .select(['totals.total', 'totals.domains'])
         .orderBy('leak_records.created_at', direction)
         .orderBy('leak_records.id', direction)
-        .execute()) as RecordRow[];
-      return { count, rows };
+        .execute()) as Array<RecordRow & { total: number; domains: number }>;
+      if (rows.length && Number(rows[0]?.domains) > MAX_MERGED_DOMAINS) return null;
+      return { count: rows.length ? Number(rows[0]?.total) : 0, rows };
     }
+    const keys = await keysQuery.execute();
+    if (keys.length > MAX_MERGED_DOMAINS) return null;
+    const count = keys.reduce((sum, k) => sum + Number(k.n), 0);
     const rows: Array<{ id: string; created_at: string }> = [];
     for (const { key } of keys) {
       rows.push(

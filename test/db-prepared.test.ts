@@ -1,0 +1,60 @@
+import { type Kysely, sql } from 'kysely';
+import { afterAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../src/config.js';
+import { createDatabase } from '../src/db/database.js';
+import { TEST_PG_URL, testDatabaseUrl } from './helpers/build-app.js';
+
+describe('configuration of prepared statements', () => {
+  it('is on by default and turned off by THREATMON_PG_PREPARED_STATEMENTS=false', () => {
+    expect(loadConfig({}).pgPreparedStatements).toBe(true);
+    expect(loadConfig({ THREATMON_PG_PREPARED_STATEMENTS: 'false' }).pgPreparedStatements).toBe(false);
+    expect(() => loadConfig({ THREATMON_PG_PREPARED_STATEMENTS: 'maybe' })).toThrow(/THREATMON_PG_PREPARED_STATEMENTS/);
+  });
+});
+
+describe.skipIf(!TEST_PG_URL)('PostgreSQL prepared statements', () => {
+  const closing: Array<() => Promise<void>> = [];
+  afterAll(async () => {
+    for (const close of closing) await close();
+  });
+
+  async function open(pgPreparedStatements: boolean) {
+    const database = createDatabase({ databaseUrl: await testDatabaseUrl(), databaseKind: 'postgres', pgPreparedStatements });
+    closing.push(() => database.close());
+    const db = database.db as unknown as Kysely<{ things: { id: number; name: string; extra?: string | null } }>;
+    await sql`create table things (id integer primary key, name text not null)`.execute(db);
+    await db.insertInto('things').values({ id: 1, name: 'a' }).execute();
+    return db;
+  }
+
+  const keptStatements = async (db: Kysely<never>) =>
+    (await sql<{ statement: string }>`select statement from pg_prepared_statements`.execute(db)).rows.map((r) => r.statement);
+
+  it('keeps each query text prepared on its connection, and runs it again after a migration changed what it returns', async () => {
+    const db = await open(true);
+    // One connection throughout: prepared statements belong to a session.
+    await db.connection().execute(async (conn) => {
+      const read = () => conn.selectFrom('things').selectAll().where('id', '=', 1).execute();
+      expect(await read()).toEqual([{ id: 1, name: 'a' }]);
+      expect(await read()).toEqual([{ id: 1, name: 'a' }]);
+      expect(await keptStatements(conn as never)).toContain('select * from "things" where "id" = $1');
+      // PostgreSQL refuses a kept plan whose columns changed ("cached plan must not change result type").
+      await sql`alter table things add column extra text`.execute(conn);
+      expect(await read()).toEqual([{ id: 1, name: 'a', extra: null }]);
+      // Inside a transaction the statement cannot be dropped: that one attempt fails, the next works.
+      await sql`alter table things drop column extra`.execute(conn);
+      await sql`begin`.execute(conn);
+      await expect(read()).rejects.toThrow(/cached plan must not change result type/);
+      await sql`rollback`.execute(conn);
+      expect(await read()).toEqual([{ id: 1, name: 'a' }]);
+    });
+  });
+
+  it('runs every statement unnamed when turned off', async () => {
+    const db = await open(false);
+    await db.connection().execute(async (conn) => {
+      expect(await conn.selectFrom('things').select('name').execute()).toEqual([{ name: 'a' }]);
+      expect(await keptStatements(conn as never)).toEqual([]);
+    });
+  });
+});
