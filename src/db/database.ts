@@ -153,7 +153,12 @@ export function createDatabase(config: Pick<Config, 'databaseUrl' | 'databaseKin
 }
 
 /** Named statements a connection keeps at most; past this, new ones run unnamed (planned each time). */
-const MAX_PREPARED_PER_CONNECTION = 500;
+const MAX_PREPARED_PER_CONNECTION = 200;
+/**
+ * Longer texts run unnamed: multi-row inserts, whose text changes with the row count and whose
+ * planning is a small part of their work, would otherwise fill the server's memory with plans.
+ */
+const MAX_PREPARED_TEXT = 4096;
 /** The query-text shapes that gain from a kept plan (not DDL, not transaction control). */
 const PREPARABLE = /^\s*(select|with|insert|update|delete)\b/i;
 
@@ -178,7 +183,7 @@ function preparingPool(pool: pg.Pool) {
         const query = client.query.bind(client) as PgQuery;
         const names = new Set<string>();
         (client as unknown as { query: PgQuery }).query = async (text, values) => {
-          if (typeof text !== 'string' || !PREPARABLE.test(text)) return query(text, values);
+          if (typeof text !== 'string' || text.length > MAX_PREPARED_TEXT || !PREPARABLE.test(text)) return query(text, values);
           const name = `tm_${hash('sha1', text, 'hex').slice(0, 24)}`;
           if (!names.has(name) && names.size >= MAX_PREPARED_PER_CONNECTION) return query(text, values);
           names.add(name);

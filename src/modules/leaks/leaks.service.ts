@@ -278,11 +278,13 @@ export class LeaksService {
       for (const [key, n] of deltas) if (n !== 0) upsert.run(key, n);
       return;
     }
-    for (const [key, n] of deltas) {
-      if (n === 0) continue;
+    // PostgreSQL: one statement per 1,000 keys (a batch can touch hundreds of domains), keys in
+    // order so that concurrent ingests lock counter rows in the same order.
+    const values = [...deltas].filter(([, n]) => n !== 0).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([key, n]) => ({ key, n }));
+    for (let i = 0; i < values.length; i += 1000) {
       await trx
         .insertInto(table)
-        .values({ key, n })
+        .values(values.slice(i, i + 1000))
         .onConflict((oc) => oc.column('key').doUpdateSet((eb) => ({ n: eb(`${table}.n`, '+', eb.ref('excluded.n')) })))
         .execute();
     }
