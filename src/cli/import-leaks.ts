@@ -97,7 +97,7 @@ async function load(leaks: LeaksService, source: { id: string }, opts: ImportOpt
       lastLine = Date.now();
       out.write(`${processed} records (${Math.round((worker.bytesRead / Math.max(size, 1)) * 100)}%), ${rate} rec/s\n`);
     }
-  }, opts.bulk ? BULK_BATCH_SIZE : undefined);
+  }, opts.bulk || leaks.inBulkLoad ? BULK_BATCH_SIZE : undefined);
   bar?.update(size);
   bar?.stop();
   const seconds = (Date.now() - started) / 1000;

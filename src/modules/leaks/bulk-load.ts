@@ -3,8 +3,8 @@ import type SQLite from 'better-sqlite3';
 /**
  * Bulk loads on SQLite. Maintaining eight search structures with random keys (e-mail, username,
  * phone, domain, IP, SHA-1, source, full text) costs most of an insert once the corpus outgrows
- * the page cache. A bulk load drops those indexes and pauses full-text indexing, loads, then builds
- * each index in one sorted pass. The primary key and the (source, fingerprint) uniqueness stay, so
+ * the page cache. A bulk load drops those indexes and the full-text insert trigger (even skipped, its
+ * WHEN test costs every row a fifth of its insert), loads, then builds each index in one sorted pass. The primary key and the (source, fingerprint) uniqueness stay, so
  * duplicates are still skipped as records arrive. The state lives in the database
  * (leak_bulk_loads, migration 0004), so a load that was killed is finished by the next one or by
  * `threatmon serve` at start-up. Searches stay correct meanwhile, only slower, and full-text search
@@ -13,16 +13,27 @@ import type SQLite from 'better-sqlite3';
 
 interface BulkLoadRow {
   from_rowid: number;
+  /** JSON: what was set aside (see setAside). The column's name predates the trigger in it. */
   dropped_indexes: string;
 }
 
-/** The explicit indexes of leak_records: not the primary key's or the uniqueness constraint's (their `sql` is null). */
-function searchIndexes(raw: SQLite.Database): Array<{ name: string; sql: string }> {
-  return raw.prepare("select name, sql from sqlite_master where type = 'index' and tbl_name = 'leak_records' and sql is not null order by name").all() as Array<{
-    name: string;
-    sql: string;
-  }>;
+/** The full-text insert trigger: set aside with the indexes, put back in the transaction that indexes the load. */
+const FTS_INSERT_TRIGGER = 'leak_records_fts_insert';
+
+/**
+ * What a bulk load sets aside: the explicit indexes of leak_records (not the primary key's or the
+ * uniqueness constraint's, whose `sql` is null) and the full-text insert trigger.
+ */
+function setAside(raw: SQLite.Database): Array<{ type: 'index' | 'trigger'; name: string; sql: string }> {
+  return raw
+    .prepare(
+      `select type, name, sql from sqlite_master where tbl_name = 'leak_records' and sql is not null
+         and (type = 'index' or (type = 'trigger' and name = '${FTS_INSERT_TRIGGER}')) order by type, name`,
+    )
+    .all() as Array<{ type: 'index' | 'trigger'; name: string; sql: string }>;
 }
+
+const quoted = (name: string) => `"${name.replaceAll('"', '""')}"`;
 
 /** Starts a bulk load, or joins the one in progress (another import, or one that was interrupted). */
 export function beginBulkLoad(raw: SQLite.Database, now: string): void {
@@ -30,21 +41,24 @@ export function beginBulkLoad(raw: SQLite.Database, now: string): void {
     .transaction(() => {
       if (raw.prepare('select 1 from leak_bulk_loads').get()) return;
       const { max } = raw.prepare('select coalesce(max(rowid), 0) as max from leak_records').get() as { max: number };
-      const indexes = searchIndexes(raw);
-      raw.prepare('insert into leak_bulk_loads (id, from_rowid, dropped_indexes, started_at) values (1, ?, ?, ?)').run(max, JSON.stringify(indexes), now);
-      for (const { name } of indexes) raw.exec(`drop index "${name.replaceAll('"', '""')}"`);
+      const objects = setAside(raw);
+      raw.prepare('insert into leak_bulk_loads (id, from_rowid, dropped_indexes, started_at) values (1, ?, ?, ?)').run(max, JSON.stringify(objects), now);
+      for (const { type, name } of objects) raw.exec(`drop ${type} ${quoted(name)}`);
     })
     .immediate();
 }
 
 /**
  * Rebuilds what a bulk load set aside: each dropped index (one sorted pass each), then the
- * full-text entries of the records loaded meanwhile, with the end of the load, in one transaction.
+ * full-text entries of the records loaded meanwhile, the full-text insert trigger and the end of the
+ * load, in one transaction.
  * Returns false when no bulk load was in progress.
  */
 export function finishBulkLoad(raw: SQLite.Database, onStep?: (step: string, ms: number) => void): boolean {
   const load = raw.prepare('select from_rowid, dropped_indexes from leak_bulk_loads').get() as BulkLoadRow | undefined;
   if (!load) return false;
+  // Loads begun before triggers were set aside recorded indexes only, with no `type`.
+  const objects = JSON.parse(load.dropped_indexes) as Array<{ type?: 'index' | 'trigger'; name: string; sql: string }>;
   const timed = (step: string, fn: () => void) => {
     const started = Date.now();
     fn();
@@ -60,7 +74,7 @@ export function finishBulkLoad(raw: SQLite.Database, onStep?: (step: string, ms:
   raw.pragma('temp_store = FILE');
   raw.pragma('cache_size = -16384');
   try {
-    for (const { name, sql } of JSON.parse(load.dropped_indexes) as Array<{ name: string; sql: string }>) {
+    for (const { name, sql } of objects.filter((o) => o.type !== 'trigger')) {
       timed(`index ${name}`, () => raw.exec(sql.replace(/^\s*create\s+index\s+/i, 'create index if not exists ')));
     }
   } finally {
@@ -75,6 +89,8 @@ export function finishBulkLoad(raw: SQLite.Database, onStep?: (step: string, ms:
         // Another process finished it while this one built indexes.
         if (!current) return;
         raw.prepare('insert into leak_records_fts (rowid, search_text) select rowid, search_text from leak_records where rowid > ?').run(current.from_rowid);
+        // From here on, records are indexed as they arrive again.
+        for (const { sql } of objects.filter((o) => o.type === 'trigger')) raw.exec(sql.replace(/^\s*create\s+trigger\s+/i, 'create trigger if not exists '));
         raw.prepare('delete from leak_bulk_loads').run();
       })
       .immediate(),

@@ -428,6 +428,11 @@ export class LeaksService {
     return this.deps.database.sqlite !== undefined;
   }
 
+  /** Whether this service began a bulk load it has not finished (an import of several files shares one). */
+  get inBulkLoad(): boolean {
+    return this.cacheBeforeBulk !== undefined;
+  }
+
   /**
    * See bulk-load.ts: search indexes set aside until finishBulkLoad(). With them gone, loading is
    * mostly appending, so this connection's page cache shrinks to 16 MiB until the load finishes:
