@@ -360,7 +360,9 @@ export class LeaksService {
   private async storeBatch(source: SourceRow, records: NormalisedRecord[], report: IngestReport) {
     const at = this.now();
     await this.db.transaction().execute(async (trx) => {
-      const inserted: InsertedRecord[] = [];
+      // The records that were new, and their ids: InsertedRecord objects are only built for hooks.
+      const inserted: NormalisedRecord[] = [];
+      const insertedIds: string[] = [];
       const raw = this.deps.database.sqlite;
       if (raw) {
         // SQLite: one prepared statement run per row inside the open transaction is several times
@@ -371,12 +373,15 @@ export class LeaksService {
         ));
         for (const r of records) {
           const id = this.deps.newId();
-          if (insert.run(recordValues(r, id, source.id, at)).changes > 0) inserted.push({ ...r, id, source_id: source.id });
+          if (insert.run(recordValues(r, id, source.id, at)).changes > 0) {
+            inserted.push(r);
+            insertedIds.push(id);
+          }
         }
       } else {
         const ids = records.map(() => this.deps.newId());
         const rows = records.map((r, i) => Object.fromEntries(recordValues(r, ids[i] as string, source.id, at).map((v, c) => [RECORD_COLUMNS[c], v])) as Insertable<LeakRecordsTable>);
-        const insertedIds = new Set<string>();
+        const returnedIds = new Set<string>();
         for (let i = 0; i < rows.length; i += 500) {
           const returned = await trx
             .insertInto('leak_records')
@@ -384,11 +389,14 @@ export class LeaksService {
             .onConflict((oc) => oc.columns(['source_id', 'fingerprint']).doNothing())
             .returning('id')
             .execute();
-          for (const { id } of returned) insertedIds.add(id);
+          for (const { id } of returned) returnedIds.add(id);
         }
         records.forEach((r, i) => {
           const id = ids[i] as string;
-          if (insertedIds.has(id)) inserted.push({ ...r, id, source_id: source.id });
+          if (returnedIds.has(id)) {
+            inserted.push(r);
+            insertedIds.push(id);
+          }
         });
       }
       const deltas = new Map<string, number>();
@@ -404,8 +412,9 @@ export class LeaksService {
       }
       let alerts = 0;
       let exposures = 0;
+      const forHooks: InsertedRecord[] = this.ingestHooks.length ? inserted.map((r, i) => ({ ...r, id: insertedIds[i] as string, source_id: source.id })) : [];
       for (const hook of this.ingestHooks) {
-        const r = await hook(trx, inserted, { id: source.id, name: source.name });
+        const r = await hook(trx, forHooks, { id: source.id, name: source.name });
         alerts += r.alerts;
         exposures += r.exposures;
       }

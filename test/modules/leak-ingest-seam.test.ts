@@ -1,0 +1,95 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { AppError } from '../../src/http/errors.js';
+import type { IngestHook, InsertedRecord } from '../../src/modules/leaks/leaks.service.js';
+import type { User } from '../../src/modules/users/users.repository.js';
+import { buildTestApp, json, type TestApp } from '../helpers/build-app.js';
+
+/**
+ * The seam where the monitoring matcher and the tracking-token scanner plug in: hooks run inside
+ * each batch's transaction with the records that batch added. A batch that fails (here: a hook
+ * that throws) is rolled back whole, the batches before it stay, and the error says how far it got.
+ */
+describe('leak ingestion hooks and part-way failures', () => {
+  let t: TestApp;
+  let staff: User;
+  let sourceId: string;
+  const actor = { p: null, ip: null };
+  const records = (from: number, to: number) =>
+    Array.from({ length: to - from }, (_, i) => ({ index: from + i, value: { email: `seam${from + i}@seam.example`, password: `Seam-secret-${from + i}` } }));
+  const stored = async () =>
+    (await t.db.selectFrom('leak_records').select((eb) => eb.fn.countAll<number | string>().as('n')).where('source_id', '=', sourceId).executeTakeFirstOrThrow()).n;
+
+  beforeAll(async () => {
+    t = await buildTestApp();
+    staff = (await t.createOrg('enterprise', 'seam-platform', true)).owner;
+    sourceId = json(await t.as(staff, { method: 'POST', url: '/api/v1/leaks/sources/', payload: { name: 'Seam' } })).id as string;
+  });
+  afterEach(() => {
+    t.services.leaks.ingestHooks.length = 0;
+  });
+  afterAll(() => t.close());
+
+  it('gives hooks the new records of each batch, with ids, inside the transaction that stores them', async () => {
+    const seen: Array<{ records: InsertedRecord[]; visible: number; source: string }> = [];
+    const hook: IngestHook = async (trx, added, source) => {
+      const ids = added.map((r) => r.id);
+      const visible = ids.length ? Number((await trx.selectFrom('leak_records').select((eb) => eb.fn.countAll<number | string>().as('n')).where('id', 'in', ids).executeTakeFirstOrThrow()).n) : 0;
+      seen.push({ records: added, visible, source: source.name });
+      return { alerts: added.length, exposures: 1 };
+    };
+    t.services.leaks.ingestHooks.push(hook);
+
+    const first = await t.services.leaks.ingest(sourceId, records(0, 5), actor, undefined, 2);
+    expect(first).toMatchObject({ accepted: 5, duplicates: 0, alerts_raised: 5, exposures_found: 3 });
+    expect(seen.map((s) => s.records.length)).toEqual([2, 2, 1]);
+    expect(seen.every((s) => s.visible === s.records.length && s.source === 'Seam')).toBe(true);
+    const one = seen[0]?.records[0];
+    expect(one).toMatchObject({ email: 'seam0@seam.example', domain: 'seam.example', source_id: sourceId });
+    expect(one?.id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(JSON.stringify(seen)).not.toContain('Seam-secret');
+
+    // Re-ingesting with one new record: hooks see only what was added.
+    seen.length = 0;
+    const again = await t.services.leaks.ingest(sourceId, records(3, 6), actor, undefined, 2);
+    expect(again).toMatchObject({ accepted: 1, duplicates: 2, alerts_raised: 1 });
+    expect(seen.flatMap((s) => s.records.map((r) => r.email))).toEqual(['seam5@seam.example']);
+    expect(Number(await stored())).toBe(6);
+  });
+
+  it('keeps the batches committed before a failure, rolls back the failing one, and says where it stopped', async () => {
+    let calls = 0;
+    t.services.leaks.ingestHooks.push(async () => {
+      if (++calls === 2) throw new Error('matcher unavailable');
+      return { alerts: 0, exposures: 0 };
+    });
+    const before = Number(await stored());
+    const err = await t.services.leaks.ingest(sourceId, records(100, 110), actor, undefined, 4).then(
+      () => undefined,
+      (e: unknown) => e as AppError,
+    );
+    expect(err).toBeInstanceOf(AppError);
+    expect(err?.status).toBe(503);
+    expect(err?.message).toContain('after 4 records');
+    expect(err?.extra.body).toMatchObject({ accepted: 4, processed: 4 });
+    expect(Number(await stored())).toBe(before + 4);
+
+    // Re-sending everything once the failure is gone stores the rest and skips what was kept.
+    t.services.leaks.ingestHooks.length = 0;
+    expect(await t.services.leaks.ingest(sourceId, records(100, 110), actor, undefined, 4)).toMatchObject({ accepted: 6, duplicates: 4 });
+    expect(Number(await stored())).toBe(before + 10);
+    const count = json(await t.as(staff, { method: 'GET', url: `/api/v1/leaks/sources/${sourceId}/` })).record_count;
+    expect(count).toBe(before + 10);
+  });
+
+  it('answers a failed HTTP ingest with problem+json and the progress, never the cause', async () => {
+    t.services.leaks.ingestHooks.push(async () => {
+      throw new Error('internal matcher detail');
+    });
+    const res = await t.as(staff, { method: 'POST', url: `/api/v1/leaks/sources/${sourceId}/records/`, payload: [{ email: 'http@seam.example' }] });
+    expect(res.statusCode).toBe(503);
+    expect(res.headers['content-type']).toContain('application/problem+json');
+    expect(json(res)).toMatchObject({ status: 503, accepted: 0, processed: 0 });
+    expect(res.body).not.toContain('internal matcher detail');
+    expect(json(await t.as(staff, { method: 'GET', url: '/api/v1/leaks/search/?email=http@seam.example' })).count).toBe(0);
+  });
+});
