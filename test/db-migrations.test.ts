@@ -1,9 +1,19 @@
-import { Migrator, sql } from 'kysely';
+import { type Kysely, Migrator, PostgresAdapter, sql } from 'kysely';
+import { createServices } from '../src/app.js';
+import { normaliseRecord, recordKey } from '../src/domain/leak-record.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import { migrateToLatest, MIGRATIONS } from '../src/db/migrator.js';
 import { createDeps } from '../src/deps.js';
-import { testDatabaseUrl } from './helpers/build-app.js';
+import { JWT_SECRET, testDatabaseUrl } from './helpers/build-app.js';
+
+/** Applies the migrations named before `first`, as migrateToLatest does (on PostgreSQL, bookkeeping in the connection's own schema). */
+async function migrateUntil(db: Kysely<any>, first: string) {
+  const until = Object.fromEntries(Object.entries(MIGRATIONS).filter(([name]) => name < first));
+  const migrationTableSchema = db.getExecutor().adapter instanceof PostgresAdapter ? (await sql<{ s: string }>`select current_schema() as s`.execute(db)).rows[0]?.s : undefined;
+  const { error } = await new Migrator({ db, provider: { getMigrations: async () => until }, migrationTableSchema }).migrateToLatest();
+  expect(error).toBeUndefined();
+}
 
 describe('data migrations', () => {
   const cleanup: Array<() => Promise<void>> = [];
@@ -15,12 +25,7 @@ describe('data migrations', () => {
     const deps = createDeps(loadConfig({ THREATMON_DATABASE_URL: await testDatabaseUrl() }));
     cleanup.push(() => deps.database.close());
     const { db } = deps.database;
-    const until0004 = Object.fromEntries(Object.entries(MIGRATIONS).filter(([name]) => name < '0005'));
-    // As migrateToLatest does: on PostgreSQL, the bookkeeping tables in the connection's own schema.
-    const migrationTableSchema =
-      deps.database.dialect === 'postgres' ? (await sql<{ s: string }>`select current_schema() as s`.execute(db)).rows[0]?.s : undefined;
-    const { error } = await new Migrator({ db, provider: { getMigrations: async () => until0004 }, migrationTableSchema }).migrateToLatest();
-    expect(error).toBeUndefined();
+    await migrateUntil(db, '0005');
     const now = new Date().toISOString();
     await db.insertInto('leak_sources').values({ id: '00000000-0000-7000-8000-000000000001', name: 'Old', description: '', data_classes: '[]', is_verified: false, created_at: now, updated_at: now }).execute();
     const record = (n: number, email: string, domainRev: string, searchText: string) => ({
@@ -35,7 +40,8 @@ describe('data migrations', () => {
       search_text: searchText,
       created_at: now,
     });
-    await db
+    // Rows as 0006 stored them (a text fingerprint): below the typed schema of today.
+    await (db as unknown as Kysely<any>)
       .insertInto('leak_records')
       .values([
         record(1, 'olga.harris6915@corp11.example', 'example.corp11.', 'olga.harris6915@corp11.example olga harris6915 corp11 example'),
@@ -62,5 +68,71 @@ describe('data migrations', () => {
         ? sql<{ n: number }>`select count(*)::int as n from leak_records where search_vector @@ to_tsquery('simple', 'harris <-> 6915')`
         : sql<{ n: number }>`select count(*) as n from leak_records_fts where leak_records_fts match '"harris 6915"'`;
     expect(Number((await match.execute(db)).rows[0]?.n)).toBe(1);
+  });
+
+  it('0007 keys records by source and content in 16 bytes, keeping rowids, indexes, triggers and idempotent re-ingest', async () => {
+    const deps = createDeps(loadConfig({ THREATMON_DATABASE_URL: await testDatabaseUrl(), THREATMON_JWT_SECRET: JWT_SECRET }));
+    cleanup.push(() => deps.database.close());
+    const db = deps.database.db as unknown as Kysely<any>;
+    await migrateUntil(db, '0007');
+    const now = new Date().toISOString();
+    const sources = ['00000000-0000-7000-8000-00000000000a', '00000000-0000-7000-8000-00000000000b'];
+    for (const [i, id] of sources.entries()) {
+      await db.insertInto('leak_sources').values({ id, name: `Old ${i}`, description: '', data_classes: '[]', is_verified: false, created_at: now, updated_at: now }).execute();
+    }
+    const normalised = (email: string) => {
+      const r = normaliseRecord({ email });
+      if (!r.ok) throw new Error('invalid');
+      return r.record;
+    };
+    const same = normalised('dora@keys.example');
+    // The same record in both sources, as 0006 stored it: the hex content fingerprint, unique per source.
+    const rows = sources.map((source_id, i) => ({
+      id: `00000000-0000-7000-8000-00000000002${i}`,
+      source_id,
+      email: same.email,
+      domain: same.domain,
+      domain_rev: same.domain_rev,
+      fingerprint: same.fingerprint,
+      extra: '{}',
+      search_text: same.search_text,
+      created_at: now,
+    }));
+    await db.insertInto('leak_records').values(rows).execute();
+    const raw = deps.database.sqlite;
+    const schemaOf = () => raw?.prepare("select type, name, sql from sqlite_master where tbl_name = 'leak_records' and type in ('index', 'trigger') order by type, name").all();
+    const rowids = () => raw?.prepare('select rowid, id from leak_records order by rowid').all();
+    const schemaBefore = schemaOf();
+    const rowidsBefore = rowids();
+
+    expect(await migrateToLatest(db)).toContain('0007_leak_record_keys');
+    const stored = (await db.selectFrom('leak_records').select(['id', 'source_id', 'fingerprint']).orderBy('id').execute()) as Array<{ source_id: string; fingerprint: Uint8Array }>;
+    expect(stored.map((r) => Buffer.from(r.fingerprint).toString('hex'))).toEqual(sources.map((s) => recordKey(s, same.fingerprint).toString('hex')));
+    expect(stored.every((r) => r.fingerprint.length === 16)).toBe(true);
+    if (raw) {
+      // Same rowids (the full-text index refers to them), same indexes and triggers; the new uniqueness is an automatic index.
+      expect(rowids()).toEqual(rowidsBefore);
+      expect(schemaOf()?.filter((o) => (o as { sql: string | null }).sql !== null)).toEqual(schemaBefore?.filter((o) => (o as { sql: string | null }).sql !== null));
+      raw.exec("insert into leak_records_fts(leak_records_fts) values ('integrity-check')");
+      expect((raw.prepare("select count(*) as n from leak_records_fts where leak_records_fts match 'dora'").get() as { n: number }).n).toBe(2);
+      expect(raw.pragma('foreign_key_check')).toEqual([]);
+    }
+
+    // Re-ingesting what was stored before the migration adds nothing; a new record is added, in one source only.
+    const { leaks } = createServices(deps);
+    const actor = { p: null, ip: null };
+    const again = await leaks.ingest(sources[0] as string, [{ index: 0, value: { email: 'DORA@keys.example' } }, { index: 1, value: { email: 'eve@keys.example' } }], actor);
+    expect(again).toMatchObject({ accepted: 1, duplicates: 1 });
+    expect(await leaks.ingest(sources[1] as string, [{ index: 0, value: { email: 'eve@keys.example' } }], actor)).toMatchObject({ accepted: 1, duplicates: 0 });
+    expect(await leaks.ingest(sources[1] as string, [{ index: 0, value: { email: 'eve@keys.example' } }], actor)).toMatchObject({ accepted: 0, duplicates: 1 });
+    // Keys stored by ingestion are the same 16 bytes, each source's keys starting with the source's 4.
+    const eve = normalised('eve@keys.example');
+    const keys = (await db.selectFrom('leak_records').select(['source_id', 'fingerprint']).where('email', '=', 'eve@keys.example').orderBy('source_id').execute()) as Array<{
+      source_id: string;
+      fingerprint: Uint8Array;
+    }>;
+    expect(keys.map((k) => Buffer.from(k.fingerprint).toString('hex'))).toEqual(sources.map((s) => recordKey(s, eve.fingerprint).toString('hex')));
+    expect(Buffer.from(keys[0]?.fingerprint ?? []).subarray(0, 4)).toEqual(Buffer.from(stored[0]?.fingerprint ?? []).subarray(0, 4));
+    expect(Buffer.from(keys[0]?.fingerprint ?? []).subarray(0, 4)).not.toEqual(Buffer.from(keys[1]?.fingerprint ?? []).subarray(0, 4));
   });
 });

@@ -71,7 +71,7 @@ export async function importLeaks(leaks: LeaksService, opts: ImportOptions): Pro
 
 async function load(leaks: LeaksService, source: { id: string }, opts: ImportOptions, format: ImportFormat, out: NodeJS.WriteStream): Promise<IngestReport & { seconds: number }> {
   const size = fs.statSync(opts.file).size;
-  const worker = startReader(opts.file, format);
+  const worker = startReader(opts.file, format, source.id);
   const started = Date.now();
   const showBar = opts.progress ?? Boolean(out.isTTY);
   const bar = showBar
@@ -118,7 +118,7 @@ async function load(leaks: LeaksService, source: { id: string }, opts: ImportOpt
  * Reading, parsing and normalising run in a worker thread (the import's second core); this thread
  * only writes. Batches are acknowledged as they are consumed, so at most a few wait in memory.
  */
-function startReader(file: string, format: ImportFormat) {
+function startReader(file: string, format: ImportFormat, sourceId: string) {
   const here = new URL(import.meta.url);
   const fromSource = here.pathname.endsWith('.ts');
   const entry = new URL(fromSource ? './import-worker.ts' : './import-worker.js', here);
@@ -126,7 +126,7 @@ function startReader(file: string, format: ImportFormat) {
   const boot = fromSource
     ? `import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(entry.href)}); })`
     : `import(${JSON.stringify(entry.href)})`;
-  const worker = new Worker(boot, { eval: true, workerData: { file, format } });
+  const worker = new Worker(boot, { eval: true, workerData: { file, format, sourceId } });
   const state = { bytesRead: 0 };
   async function* items(): AsyncGenerator<IngestItem> {
     const queue: Array<{ type: string; items?: Array<{ index: number; result: RecordResult }>; bytesRead?: number; message?: string }> = [];

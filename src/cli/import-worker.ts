@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
-import type { RecordResult } from '../domain/leak-record.js';
+import { type RecordResult, recordKey } from '../domain/leak-record.js';
 import { NdjsonLines, recordResult } from '../modules/leaks/ndjson-lines.js';
 import { type ImportFormat, readItems } from './import-items.js';
 
@@ -13,7 +13,7 @@ import { type ImportFormat, readItems } from './import-items.js';
 const MAX_IN_FLIGHT = 8;
 const BATCH = 1000;
 
-const { file, format } = workerData as { file: string; format: ImportFormat };
+const { file, format, sourceId } = workerData as { file: string; format: ImportFormat; sourceId: string };
 const port = parentPort as NonNullable<typeof parentPort>;
 let inFlight = 0;
 let resume: (() => void) | null = null;
@@ -35,7 +35,10 @@ async function send(bytesRead: number) {
 
 /** Adds one parsed value; true when the batch is full. */
 function add(value: unknown): boolean {
-  batch.push({ index: index++, result: recordResult(value) });
+  const result = recordResult(value);
+  // The stored key too (two hashes): this thread has the time, the writer does not.
+  if (result.ok) result.record.key = recordKey(sourceId, result.record.fingerprint).toString('hex');
+  batch.push({ index: index++, result });
   return batch.length >= BATCH;
 }
 

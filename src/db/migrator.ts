@@ -5,6 +5,7 @@ import * as m0003 from './migrations/0003_leaks.js';
 import * as m0004 from './migrations/0004_leak_bulk_loads.js';
 import * as m0005 from './migrations/0005_leak_domain_counts.js';
 import * as m0006 from './migrations/0006_leak_search_words.js';
+import * as m0007 from './migrations/0007_leak_record_keys.js';
 
 /** Listed in code, not read from a folder, so they run the same from src/ (tsx) and dist/. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -14,6 +15,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0004_leak_bulk_loads': m0004,
   '0005_leak_domain_counts': m0005,
   '0006_leak_search_words': m0006,
+  '0007_leak_record_keys': m0007,
 };
 
 export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {

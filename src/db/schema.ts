@@ -163,7 +163,8 @@ export interface LeakRecordsTable {
   /** JSON object of strings. */
   extra: string;
   leaked_at: string | null;
-  fingerprint: string;
+  /** 16 bytes: recordKey(source_id, content fingerprint), unique. */
+  fingerprint: Uint8Array;
   search_text: string;
   created_at: string;
 }

@@ -3,6 +3,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { createServices } from '../../src/app.js';
+import { loadConfig } from '../../src/config.js';
+import { createDeps } from '../../src/deps.js';
+import { JWT_SECRET } from '../helpers/build-app.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'threatmon-cli-'));
@@ -86,6 +90,21 @@ describe('threatmon CLI', () => {
     expect(nd.stderr).toContain('2 accepted, 0 duplicates, 1 rejected');
     const js = await run(['import-leaks', path.join(dir, 'c.json'), '--source', 'CLI dump', '--format', 'json']);
     expect(js.stderr).toContain('1 accepted, 0 duplicates, 1 rejected');
+    // Keys made by the CLI's reader thread are the ones the API makes: the same records sent over
+    // the API are duplicates in this source, and new in another.
+    const deps = createDeps(loadConfig({ ...env, THREATMON_JWT_SECRET: JWT_SECRET }));
+    try {
+      const { leaks } = createServices(deps);
+      const byName = async (name: string) => (await leaks.findSourceByName(name))?.id as string;
+      const records = [{ index: 0, value: { email: 'alice@x.example', password: 'secretpass1', extra: { City: 'Paris' } } }, { index: 1, value: { email: 'carol@x.example' } }];
+      const actor = { p: null, ip: null };
+      expect(await leaks.ingest(await byName('CLI dump'), records, actor)).toMatchObject({ accepted: 0, duplicates: 2 });
+      const other = await run(['import-leaks', path.join(dir, 'b.ndjson'), '--source', 'CLI other', '--create-source']);
+      expect(other.stderr).toContain('2 accepted, 0 duplicates, 1 rejected');
+      expect(await leaks.ingest(await byName('CLI other'), records, actor)).toMatchObject({ accepted: 1, duplicates: 1 });
+    } finally {
+      await deps.database.close();
+    }
     const missing = await run(['import-leaks', path.join(dir, 'nope.csv'), '--source', 'CLI dump']);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain('no such file');

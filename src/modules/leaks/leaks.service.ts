@@ -3,7 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import { type Insertable, type Kysely, type QueryCreator, type Selectable, sql } from 'kysely';
 import type { DB, LeakRecordsTable, LeakSourcesTable } from '../../db/schema.js';
 import type { AppDeps } from '../../deps.js';
-import { DATA_CLASSES, dataClassesOf, type NormalisedRecord, type RecordResult, sha1Hex } from '../../domain/leak-record.js';
+import { DATA_CLASSES, dataClassesOf, type NormalisedRecord, type RecordResult, recordKey, sha1Hex } from '../../domain/leak-record.js';
 import type { Principal } from '../../http/auth.js';
 import { AppError, conflict, type FieldError, notFound } from '../../http/errors.js';
 import { envelope, given, invalidPage, type ListQuery, Listing, onlyParams, type Page, pageParams } from '../../http/listing.js';
@@ -27,7 +27,7 @@ export type IngestHook = (trx: Kysely<DB>, records: InsertedRecord[], source: { 
 /** Per-organization figures shown in /leaks/stats/ that belong to the monitoring module. */
 export type OrgLeakFigures = (db: Kysely<DB>, orgId: string) => Promise<{ monitors: number; alerts_open: number; alerts_last_30_days: number }>;
 
-/** One record to ingest: raw (`value`), or already normalised elsewhere (`result`, e.g. by the CLI's reader thread). */
+/** One record to ingest: raw (`value`), or already normalised elsewhere (`result`, e.g. by the CLI's reader thread; a `key` in it must be this source's). */
 export type IngestItem = { index: number; value: unknown; result?: undefined } | { index: number; result: RecordResult; value?: undefined };
 
 export interface IngestReport {
@@ -135,7 +135,7 @@ const RECORD_COLUMNS = [
 
 /** A record's values in RECORD_COLUMNS order. */
 function recordValues(r: NormalisedRecord, id: string, sourceId: string, at: string) {
-  return [id, sourceId, r.email, r.username, r.username_lower, r.domain, r.domain_rev, r.ip, r.ip_key, r.phone, r.full_name, r.password_sha1, r.password_masked, JSON.stringify(r.extra), r.leaked_at, r.fingerprint, r.search_text, at];
+  return [id, sourceId, r.email, r.username, r.username_lower, r.domain, r.domain_rev, r.ip, r.ip_key, r.phone, r.full_name, r.password_sha1, r.password_masked, JSON.stringify(r.extra), r.leaked_at, r.key === undefined ? recordKey(sourceId, r.fingerprint) : Buffer.from(r.key, 'hex'), r.search_text, at];
 }
 
 export class LeaksService {
@@ -369,7 +369,7 @@ export class LeaksService {
         // faster than building multi-row inserts; `changes` says whether the row was new. The
         // values are bound straight from the record, in RECORD_COLUMNS order, with no row object.
         const insert = (this.insertStatement ??= raw.prepare(
-          `insert into leak_records (${RECORD_COLUMNS.join(', ')}) values (${RECORD_COLUMNS.map(() => '?').join(', ')}) on conflict (source_id, fingerprint) do nothing`,
+          `insert into leak_records (${RECORD_COLUMNS.join(', ')}) values (${RECORD_COLUMNS.map(() => '?').join(', ')}) on conflict (fingerprint) do nothing`,
         ));
         for (const r of records) {
           const id = this.deps.newId();
@@ -386,7 +386,7 @@ export class LeaksService {
           const returned = await trx
             .insertInto('leak_records')
             .values(rows.slice(i, i + 500))
-            .onConflict((oc) => oc.columns(['source_id', 'fingerprint']).doNothing())
+            .onConflict((oc) => oc.column('fingerprint').doNothing())
             .returning('id')
             .execute();
           for (const { id } of returned) returnedIds.add(id);
