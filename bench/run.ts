@@ -313,12 +313,12 @@ if (unknown.length) {
   process.exit(2);
 }
 console.log(
-  `threatmon bench: ${DURATION} s per scenario after ${WARMUP} s of warm-up, ${CONNECTIONS} connections, ${os.cpus().length} cores, API workers ${WORKERS}, ${process.env.BENCH_PG_URL ? 'PostgreSQL' : 'SQLite'}\n`,
+  `threatmon bench: ${DURATION} s per scenario after ${WARMUP} s of warm-up, ${CONNECTIONS} connections, ${os.cpus().length} cores, API workers ${WORKERS}, ${process.env.BENCH_PG_URL ? 'PostgreSQL' : 'SQLite'}${process.env.BENCH_LEAKS_DB_URL ? ` (leak searches: ${process.env.BENCH_LEAKS_DB_URL.startsWith('postgres') ? 'PostgreSQL' : 'SQLite'}, BENCH_LEAKS_DB_URL)` : ''}\n`,
 );
 const results: Result[] = [];
 for (const name of wanted.length ? wanted : Object.keys(scenarios)) results.push(...(await scenarios[name]!()));
 fs.mkdirSync(path.join(ROOT, 'bench', 'results'), { recursive: true });
 fs.writeFileSync(
   path.join(ROOT, 'bench', 'results', 'latest.json'),
-  `${JSON.stringify({ date: new Date().toISOString(), duration_s: DURATION, warmup_s: WARMUP, workers: WORKERS, connections: CONNECTIONS, database: process.env.BENCH_PG_URL ? 'postgres' : 'sqlite', results }, null, 2)}\n`,
+  `${JSON.stringify({ date: new Date().toISOString(), duration_s: DURATION, warmup_s: WARMUP, workers: WORKERS, connections: CONNECTIONS, database: process.env.BENCH_PG_URL ? 'postgres' : 'sqlite', leaks_database: process.env.BENCH_LEAKS_DB_URL?.replace(/\/\/[^@/]*@/, '//') ?? null, results }, null, 2)}\n`,
 );
