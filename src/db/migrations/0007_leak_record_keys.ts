@@ -13,27 +13,6 @@ import { isPostgres } from './dialect.js';
  * load in progress), then its indexes and triggers are created again as they were.
  */
 
-const COLUMNS = [
-  'id',
-  'source_id',
-  'email',
-  'username',
-  'username_lower',
-  'domain',
-  'domain_rev',
-  'ip',
-  'ip_key',
-  'phone',
-  'full_name',
-  'password_sha1',
-  'password_masked',
-  'extra',
-  'leaked_at',
-  'fingerprint',
-  'search_text',
-  'created_at',
-];
-
 export async function up(db: Kysely<any>): Promise<void> {
   if (isPostgres(db)) {
     await sql`alter table leak_records drop constraint leak_records_source_fingerprint_key`.execute(db);
@@ -58,8 +37,11 @@ export async function up(db: Kysely<any>): Promise<void> {
       search_text text default '' not null,
       created_at text not null,
       constraint leak_records_fingerprint_key unique (fingerprint))`.execute(trx);
-    const cols = sql.raw(COLUMNS.join(', '));
-    const from = sql.raw(COLUMNS.map((c) => (c === 'fingerprint' ? 'leak_record_key(source_id, fingerprint)' : c)).join(', '));
+    // The columns as they are (the new table declares the same ones, in the same order).
+    const { rows: columns } = await sql<{ name: string }>`select name from pragma_table_info('leak_records') order by cid`.execute(trx);
+    const names = columns.map((c) => c.name);
+    const cols = sql.raw(names.join(', '));
+    const from = sql.raw(names.map((c) => (c === 'fingerprint' ? 'leak_record_key(source_id, fingerprint)' : c)).join(', '));
     await sql`insert into leak_records_new (rowid, ${cols}) select rowid, ${from} from leak_records order by rowid`.execute(trx);
     await sql`drop table leak_records`.execute(trx);
     await sql`alter table leak_records_new rename to leak_records`.execute(trx);
