@@ -1,4 +1,5 @@
 import os from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../src/config.js';
 
@@ -21,6 +22,13 @@ describe('configuration', () => {
       workers: 1,
     });
     expect(Object.isFrozen(c)).toBe(true);
+  });
+
+  it('keeps generated secrets beside the SQLite file, else in ./data, never in the working directory', () => {
+    expect(loadConfig({ THREATMON_DATABASE_URL: 'sqlite:/srv/tm/threatmon.db' }).dataDir).toBe('/srv/tm');
+    expect(loadConfig({ THREATMON_DATABASE_URL: 'sqlite::memory:' }).dataDir).toBe(path.resolve('data'));
+    expect(loadConfig({ THREATMON_DATABASE_URL: 'postgres://u@h/db' }).dataDir).toBe(path.resolve('data'));
+    expect(loadConfig({ THREATMON_DATABASE_URL: 'sqlite::memory:', THREATMON_DATA_DIR: '/var/lib/tm' }).dataDir).toBe('/var/lib/tm');
   });
 
   it('parses every variable', () => {
