@@ -154,8 +154,8 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
   const workers = parseWorkers('THREATMON_WORKERS', env.THREATMON_WORKERS || '1');
 
   // An in-memory database has no folder: its secrets go to ./data like PostgreSQL's, not to the working directory.
-  const sqliteFile = databaseKind === 'sqlite' ? databaseUrl.slice('sqlite:'.length) : ':memory:';
-  const dataDir = env.THREATMON_DATA_DIR || (sqliteFile === ':memory:' ? path.resolve('data') : path.dirname(path.resolve(sqliteFile)));
+  const sqliteFile = databaseKind === 'sqlite' ? databaseUrl.slice('sqlite:'.length) : null;
+  const dataDir = env.THREATMON_DATA_DIR || (sqliteFile && sqliteFile !== ':memory:' ? path.dirname(path.resolve(sqliteFile)) : path.resolve('data'));
 
   const config: Config = {
     databaseUrl,

@@ -258,13 +258,14 @@ export function normaliseRecord(input: unknown): RecordResult {
  * Migration 0007 and the SQLite function `leak_record_key` compute the same.
  */
 export function recordKey(sourceId: string, fingerprint: string): Buffer {
-  if (lastPrefix.sourceId !== sourceId) lastPrefix = { sourceId, prefix: hash('sha256', sourceId, 'buffer').subarray(0, 4) };
+  // Imports run source by source: the last source's prefix is remembered.
+  if (lastPrefix?.sourceId !== sourceId) lastPrefix = { sourceId, prefix: hash('sha256', sourceId, 'buffer').subarray(0, 4) };
   const key = Buffer.allocUnsafeSlow(16);
   lastPrefix.prefix.copy(key, 0);
   hash('sha256', `${sourceId}\n${fingerprint}`, 'buffer').copy(key, 4, 0, 12);
   return key;
 }
-let lastPrefix: { sourceId: string | null; prefix: Buffer } = { sourceId: null, prefix: Buffer.alloc(4) };
+let lastPrefix: { sourceId: string; prefix: Buffer } | undefined;
 
 /** Data classes a record carries, for the statistics. */
 export function dataClassesOf(r: NormalisedRecord): DataClass[] {

@@ -3,9 +3,10 @@ import type SQLite from 'better-sqlite3';
 /**
  * Bulk loads on SQLite. Maintaining eight search structures with random keys (e-mail, username,
  * phone, domain, IP, SHA-1, source, full text) costs most of an insert once the corpus outgrows
- * the page cache. A bulk load drops those indexes and the full-text insert trigger (even skipped, its
- * WHEN test costs every row a fifth of its insert), loads, then builds each index in one sorted pass. The primary key and the (source, fingerprint) uniqueness stay, so
- * duplicates are still skipped as records arrive. The state lives in the database
+ * the page cache. A bulk load drops those indexes and the full-text insert trigger (even skipped,
+ * its WHEN test costs every row a fifth of its insert), loads, then builds each index in one sorted
+ * pass. The primary key and the uniqueness of record keys (see recordKey) stay, so duplicates are
+ * still skipped as records arrive. The state lives in the database
  * (leak_bulk_loads, migration 0004), so a load that was killed is finished by the next one or by
  * `threatmon serve` at start-up. Searches stay correct meanwhile, only slower, and full-text search
  * finds the new records once the load finishes.
