@@ -1,6 +1,6 @@
 import { type Kysely, Migrator, PostgresAdapter, sql } from 'kysely';
 import { createServices } from '../src/app.js';
-import { normaliseRecord, recordKey } from '../src/domain/leak-record.js';
+import { normaliseRecord, parseFullText, recordKey } from '../src/domain/leak-record.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import { migrateToLatest, MIGRATIONS } from '../src/db/migrator.js';
@@ -21,7 +21,7 @@ describe('data migrations', () => {
     for (const c of cleanup) await c();
   });
 
-  it('0005 counts the records of each domain and 0006 rewrites full-text words of existing records', async () => {
+  it('0005 counts the records of each domain, 0006 rewrites full-text words of existing records, 0008 gathers their words (PostgreSQL)', async () => {
     const deps = createDeps(loadConfig({ THREATMON_DATABASE_URL: await testDatabaseUrl() }));
     cleanup.push(() => deps.database.close());
     const { db } = deps.database;
@@ -68,6 +68,14 @@ describe('data migrations', () => {
         ? sql<{ n: number }>`select count(*)::int as n from leak_records where search_vector @@ to_tsquery('simple', 'harris <-> 6915')`
         : sql<{ n: number }>`select count(*) as n from leak_records_fts where leak_records_fts match '"harris 6915"'`;
     expect(Number((await match.execute(db)).rows[0]?.n)).toBe(1);
+    // 0008 (PostgreSQL): the words of records stored before it complete prefixes.
+    if (deps.database.dialect === 'postgres') {
+      const { leaks } = createServices(deps);
+      expect(await leaks.expandPrefixes(parseFullText('har* corp1*'))).toEqual([
+        { kind: 'prefix', words: ['har'], completions: ['harris'] },
+        { kind: 'prefix', words: ['corp', '1'], completions: ['11'] },
+      ]);
+    }
   });
 
   it('0007 keys records by source and content in 16 bytes, keeping rowids, indexes, triggers and idempotent re-ingest', async () => {

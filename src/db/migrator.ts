@@ -6,6 +6,7 @@ import * as m0004 from './migrations/0004_leak_bulk_loads.js';
 import * as m0005 from './migrations/0005_leak_domain_counts.js';
 import * as m0006 from './migrations/0006_leak_search_words.js';
 import * as m0007 from './migrations/0007_leak_record_keys.js';
+import * as m0008 from './migrations/0008_leak_search_vocabulary.js';
 
 /** Listed in code, not read from a folder, so they run the same from src/ (tsx) and dist/. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -16,6 +17,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0005_leak_domain_counts': m0005,
   '0006_leak_search_words': m0006,
   '0007_leak_record_keys': m0007,
+  '0008_leak_search_vocabulary': m0008,
 };
 
 export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {

@@ -62,6 +62,8 @@ export interface DB {
   leak_counters: LeakCountersTable;
   /** Records per reversed domain (`key`). */
   leak_domain_counts: LeakCountersTable;
+  /** PostgreSQL only: every full-text lexeme of the records (migration 0008). */
+  leak_words: { word: string };
   saved_searches: SavedSearchesTable;
 }
 

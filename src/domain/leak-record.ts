@@ -284,6 +284,22 @@ export interface FullTextTerm {
   kind: 'word' | 'prefix' | 'phrase';
   /** A prefix term of several words ("corp1*" is corp then 1*) is a phrase whose last word is a prefix. */
   words: string[];
+  /**
+   * A prefix term's last word spelled out: the words of the records that start with it (see
+   * LeaksService.expandPrefixes, PostgreSQL). Empty: nothing matches.
+   */
+  completions?: string[];
+}
+
+/**
+ * The first string after every string that starts with `prefix`, in code point (UTF-8 byte)
+ * order: `prefix` with its last character's successor. Null when there is none (U+10FFFF).
+ */
+export function prefixEnd(prefix: string): string | null {
+  const chars = [...prefix];
+  const last = chars.pop()?.codePointAt(0);
+  if (last === undefined || last >= 0x10ffff) return null;
+  return chars.join('') + String.fromCodePoint(last + 1 === 0xd800 ? 0xe000 : last + 1);
 }
 
 /** `q` as AND-ed terms: words, `prefix*`, `"a phrase"`; only letters and digits survive, so nothing reaches the engine's syntax. */
@@ -305,15 +321,28 @@ export function parseFullText(q: string): FullTextTerm[] {
   return terms.slice(0, 20);
 }
 
-export function ftsQuery(terms: FullTextTerm[]): string {
-  return terms.map((t) => `"${t.words.join(' ')}"${t.kind === 'prefix' ? '*' : ''}`).join(' ');
+/** The words of a prefix term with each completion of its last word. */
+function completed(t: FullTextTerm, completions: string[]): string[][] {
+  return completions.map((c) => [...t.words.slice(0, -1), c]);
 }
 
-export function tsQuery(terms: FullTextTerm[]): string {
+/** SQLite FTS5 query: terms AND-ed (explicitly: FTS5 joins a parenthesised group to the next term only so), a completed prefix as its phrases OR-ed. */
+export function ftsQuery(terms: FullTextTerm[]): string {
   return terms
     .map((t) => {
-      const ws = t.kind === 'prefix' ? [...t.words.slice(0, -1), `${t.words.at(-1)}:*`] : t.words;
-      return ws.length > 1 ? `(${ws.join(' <-> ')})` : ws[0];
+      if (t.kind === 'prefix' && t.completions?.length) return `(${completed(t, t.completions).map((ws) => `"${ws.join(' ')}"`).join(' OR ')})`;
+      return `"${t.words.join(' ')}"${t.kind === 'prefix' ? '*' : ''}`;
+    })
+    .join(' AND ');
+}
+
+/** PostgreSQL tsquery: terms AND-ed, phrases with <->, a completed prefix as its phrases OR-ed. */
+export function tsQuery(terms: FullTextTerm[]): string {
+  const phrase = (ws: string[]) => (ws.length > 1 ? `(${ws.join(' <-> ')})` : (ws[0] as string));
+  return terms
+    .map((t) => {
+      if (t.kind === 'prefix' && t.completions?.length) return `(${completed(t, t.completions).map(phrase).join(' | ')})`;
+      return phrase(t.kind === 'prefix' ? [...t.words.slice(0, -1), `${t.words.at(-1)}:*`] : t.words);
     })
     .join(' & ');
 }

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { ftsQuery, ipKey, ipKeyRange, maskPassword, normaliseRecord, parseFullText, reverseDomain, tsQuery } from '../../src/domain/leak-record.js';
+import { type FullTextTerm, ftsQuery, ipKey, ipKeyRange, maskPassword, normaliseRecord, parseFullText, prefixEnd, reverseDomain, tsQuery } from '../../src/domain/leak-record.js';
 import { detectFormat } from '../../src/cli/import-leaks.js';
 import { csvRowToRecord } from '../../src/cli/import-items.js';
 import { ndjsonItems } from '../../src/modules/leaks/ndjson.js';
@@ -44,7 +44,7 @@ describe('leak records', () => {
 
   it('turns q into safe full-text queries for both engines', () => {
     const terms = parseFullText('alice "John Smith" acme* OR) drop;--');
-    expect(ftsQuery(terms)).toBe('"alice" "john smith" "acme"* "or" "drop"');
+    expect(ftsQuery(terms)).toBe('"alice" AND "john smith" AND "acme"* AND "or" AND "drop"');
     expect(tsQuery(terms)).toBe("alice & (john <-> smith) & acme:* & or & drop");
     expect(parseFullText('*** "" ')).toEqual([]);
   });
@@ -59,8 +59,31 @@ describe('leak records', () => {
       { kind: 'prefix', words: ['robins'] },
       { kind: 'phrase', words: ['smith', '12'] },
     ]);
-    expect(ftsQuery(terms)).toBe('"harris 6915" "corp 1"* "robins"* "smith 12"');
+    expect(ftsQuery(terms)).toBe('"harris 6915" AND "corp 1"* AND "robins"* AND "smith 12"');
     expect(tsQuery(terms)).toBe('(harris <-> 6915) & (corp <-> 1:*) & robins:* & (smith <-> 12)');
+  });
+
+  it('writes a prefix spelled out as its words OR-ed, each a phrase with the words before it', () => {
+    const terms: FullTextTerm[] = [
+      { kind: 'prefix', words: ['corp', '1'], completions: ['1', '11'] },
+      { kind: 'prefix', words: ['rob'], completions: ['robin', 'robinson'] },
+      { kind: 'prefix', words: ['zz'], completions: [] },
+      { kind: 'word', words: ['smith'] },
+    ];
+    expect(ftsQuery(terms)).toBe('("corp 1" OR "corp 11") AND ("robin" OR "robinson") AND "zz"* AND "smith"');
+    expect(tsQuery(terms)).toBe('((corp <-> 1) | (corp <-> 11)) & (robin | robinson) & zz:* & smith');
+  });
+
+  it('bounds the words that start with a prefix, in code point order', () => {
+    expect(prefixEnd('jam')).toBe('jan');
+    expect(prefixEnd('az')).toBe('a{');
+    expect(prefixEnd('a\u{d7ff}')).toBe('a\u{e000}');
+    expect(prefixEnd('a\u{fffd}')).toBe('a\u{fffe}');
+    expect(prefixEnd('a\u{ffff}')).toBe('a\u{10000}');
+    expect(prefixEnd('a\u{10ffff}')).toBeNull();
+    expect(prefixEnd('')).toBeNull();
+    for (const w of ['jam', 'james', 'jamz', 'jam\u{10000}x']) expect(w >= 'jam' && Buffer.compare(Buffer.from(w), Buffer.from(prefixEnd('jam') as string)) < 0).toBe(true);
+    expect(Buffer.compare(Buffer.from('jan'), Buffer.from(prefixEnd('jam') as string))).toBe(0);
   });
 });
 

@@ -1,9 +1,9 @@
 import { sql } from 'kysely';
 import { type TObject, Type } from 'typebox';
 import { normaliseDomain, normaliseEmail } from '../../domain/ioc.js';
-import { ftsQuery, ipKeyRange, normalisePhone, parseFullText, reverseDomain, tsQuery } from '../../domain/leak-record.js';
+import { type FullTextTerm, ftsQuery, ipKeyRange, normalisePhone, parseFullText, reverseDomain, tsQuery } from '../../domain/leak-record.js';
 import { AppError } from '../../http/errors.js';
-import { given, Listing, toTimestamp } from '../../http/listing.js';
+import { given, type ListContext, Listing, toTimestamp } from '../../http/listing.js';
 
 const bad = (field: string, message: string) => new AppError('invalid_query', 400, `${field}: ${message}`, { errors: [{ field, message }] });
 
@@ -21,6 +21,11 @@ export function domainRange(value: unknown, query: Record<string, unknown>): { f
   return { from, end: exact ? null : `${from.slice(0, -1)}/` };
 }
 
+export interface LeakSearchContext extends ListContext {
+  /** `q` parsed, its prefixes spelled out where that is faster. */
+  fullText?: FullTextTerm[];
+}
+
 /** The criteria of /leaks/search/ (and of saved searches), each with its index-friendly condition. */
 export const leakSearch = new Listing({
   filters: {
@@ -28,7 +33,8 @@ export const leakSearch = new Listing({
       kind: 'custom',
       schema: str('Full text over every text field: words are AND-ed, `"a phrase"` matches words in order, `prefix*` matches the start of a word. A word is a run of letters or of digits, in the records as in `q`: `harris6915` is the phrase harris 6915, and `harri*` finds harris6915. Records loaded by a bulk load (`import-leaks --bulk`, SQLite) are found by full text once the load has finished; every other criterion finds them at once.'),
       apply: (qb, value, ctx) => {
-        const terms = parseFullText(String(value));
+        // The service passes the terms with their prefixes spelled out (LeaksService.expandPrefixes).
+        const terms = (ctx as LeakSearchContext).fullText ?? parseFullText(String(value));
         if (terms.length === 0) throw bad('q', 'needs at least one word');
         return ctx.dialect === 'postgres'
           ? qb.where(sql<boolean>`leak_records.search_vector @@ to_tsquery('simple', ${tsQuery(terms)})`)

@@ -3,13 +3,13 @@ import type { FastifyRequest } from 'fastify';
 import { type Insertable, type Kysely, type QueryCreator, type Selectable, sql } from 'kysely';
 import type { DB, LeakRecordsTable, LeakSourcesTable } from '../../db/schema.js';
 import type { AppDeps } from '../../deps.js';
-import { DATA_CLASSES, dataClassesOf, type NormalisedRecord, type RecordResult, recordKey, sha1Hex } from '../../domain/leak-record.js';
+import { DATA_CLASSES, dataClassesOf, type FullTextTerm, type NormalisedRecord, parseFullText, prefixEnd, type RecordResult, recordKey, sha1Hex } from '../../domain/leak-record.js';
 import type { Principal } from '../../http/auth.js';
 import { AppError, conflict, type FieldError, notFound } from '../../http/errors.js';
 import { envelope, given, invalidPage, type ListQuery, Listing, onlyParams, type Page, pageParams } from '../../http/listing.js';
 import type { AuditLog } from '../audit/audit.repository.js';
 import { diff } from '../audit/audit.repository.js';
-import { assertHasCriterion, domainRange, leakSearch } from './leaks.search.js';
+import { assertHasCriterion, domainRange, type LeakSearchContext, leakSearch } from './leaks.search.js';
 import { beginBulkLoad, finishBulkLoad } from './bulk-load.js';
 import { recordResult } from './ndjson-lines.js';
 import type { LeakRecordOut, LeakSourceOut } from './leaks.schemas.js';
@@ -43,6 +43,8 @@ export interface IngestReport {
 export const BATCH_SIZE = 1000;
 /** A domain search merges the index ranges of at most this many domains (the domain and its subdomains). */
 const MAX_MERGED_DOMAINS = 32;
+/** Most words a prefix of `q` is spelled out as (see expandPrefixes); beyond, it runs as a prefix. */
+const MAX_PREFIX_COMPLETIONS = 64;
 const DOMAIN_SEARCH_PARAMS = new Set(['domain', 'exact_domain', 'page', 'page_size', 'ordering']);
 export const MAX_REPORTED_REJECTIONS = 10_000;
 
@@ -290,6 +292,20 @@ export class LeaksService {
     }
   }
 
+  /**
+   * PostgreSQL: the full-text words of new records into leak_words (see migration 0008), each word
+   * of their search text tokenised by PostgreSQL itself, so that the words are exactly the lexemes
+   * of the records' tsvectors. In order, so that concurrent ingests lock them in the same order.
+   */
+  private async addWords(trx: Kysely<DB>, records: NormalisedRecord[]) {
+    const words = new Set<string>();
+    for (const r of records) for (const w of r.search_text.split(' ')) if (w) words.add(w);
+    await sql`insert into leak_words (word)
+      select distinct lexeme from unnest(${[...words]}::text[]) as t(word)
+        cross join lateral unnest(tsvector_to_array(to_tsvector('simple', t.word))) as lexeme
+      order by 1 on conflict do nothing`.execute(trx);
+  }
+
   /** Per-domain count changes of records added (+1) or removed (-1). */
   private domainDeltas(records: Array<{ domain_rev: string | null }>, sign: 1 | -1): Map<string, number> {
     const deltas = new Map<string, number>();
@@ -399,6 +415,7 @@ export class LeaksService {
           }
         });
       }
+      if (!raw && inserted.length) await this.addWords(trx, inserted);
       const deltas = new Map<string, number>();
       for (const r of inserted) for (const key of this.counterKeys(r, source.breach_date)) deltas.set(key, (deltas.get(key) ?? 0) + 1);
       await this.bumpCounters(trx, deltas);
@@ -507,7 +524,11 @@ export class LeaksService {
   async search(request: FastifyRequest, query: ListQuery): Promise<Page<LeakRecordOut>> {
     assertHasCriterion(query);
     const { page, pageSize } = pageParams(query);
-    const filtered = leakSearch.filter(this.db.selectFrom('leak_records'), query, { dialect: this.deps.database.dialect });
+    const fullText = given(query.q) ? await this.expandPrefixes(parseFullText(String(query.q))) : undefined;
+    const ctx: LeakSearchContext = { dialect: this.deps.database.dialect, fullText };
+    const filtered = leakSearch.filter(this.db.selectFrom('leak_records'), query, ctx);
+    // A prefix no word of the index starts with: nothing matches, and there is nothing to run.
+    if (fullText?.some((t) => t.completions?.length === 0)) return this.pageOfRows(request, { count: 0, rows: [] }, page, pageSize);
     const pageOf = (qb: typeof filtered) => leakSearch.order(qb, query).limit(pageSize).offset((page - 1) * pageSize);
     const byDomain = await this.searchByDomain(query, page, pageSize);
     if (byDomain && 'rows' in byDomain) return this.pageOfRows(request, byDomain, page, pageSize);
@@ -548,6 +569,36 @@ export class LeaksService {
       ids.flatMap((id) => {
         const r = byId.get(id);
         return r ? [presentRecord(r)] : [];
+      }),
+    );
+  }
+
+  /**
+   * PostgreSQL: each prefix term (`jam*`) with the words of the records that start with it (james,
+   * jamie), from leak_words. GIN gathers every word of a prefix into a bitmap of its own before it
+   * intersects: robins* jam* on 1M records took 29 ms, and spelled out as its 16 words 9 ms. A
+   * prefix of more than MAX_PREFIX_COMPLETIONS words, or of other than a-z and 0-9 (which the
+   * database may fold otherwise than JavaScript), runs as a prefix. SQLite gains nothing from this
+   * (its FTS5 index lists its words only by reading their postings, as the prefix does): the
+   * terms stay as they are.
+   */
+  async expandPrefixes(terms: FullTextTerm[]): Promise<FullTextTerm[]> {
+    if (this.deps.database.dialect !== 'postgres') return terms;
+    return Promise.all(
+      terms.map(async (t) => {
+        const last = t.words.at(-1) as string;
+        if (t.kind !== 'prefix' || !/^[a-z0-9]+$/.test(last)) return t;
+        const rows = await this.db
+          .selectFrom('leak_words')
+          .select('word')
+          .where('word', '>=', last)
+          .where('word', '<', prefixEnd(last) as string)
+          .orderBy('word')
+          .limit(MAX_PREFIX_COMPLETIONS + 1)
+          .execute();
+        const words = rows.map((r) => r.word);
+        if (words.length > MAX_PREFIX_COMPLETIONS || !words.every((w) => /^[\p{L}\p{N}]+$/u.test(w))) return t;
+        return { ...t, completions: words };
       }),
     );
   }

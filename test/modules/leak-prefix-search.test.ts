@@ -1,0 +1,72 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseFullText } from '../../src/domain/leak-record.js';
+import type { User } from '../../src/modules/users/users.repository.js';
+import { buildTestApp, json, type TestApp } from '../helpers/build-app.js';
+
+/** Prefix searches (`jam*`), on PostgreSQL spelled out as the words that start with the prefix (LeaksService.expandPrefixes). */
+describe('full-text prefixes', () => {
+  let t: TestApp;
+  let staff: User;
+  let viewer: User;
+  let sourceId: string;
+
+  const ingest = (records: unknown) => t.as(staff, { method: 'POST', url: `/api/v1/leaks/sources/${sourceId}/records/`, payload: records as object });
+  const search = (qs: string) => t.as(viewer, { method: 'GET', url: `/api/v1/leaks/search/${qs}` });
+
+  beforeAll(async () => {
+    t = await buildTestApp();
+    staff = (await t.createOrg('enterprise', 'platform', true)).owner;
+    const org = await t.createOrg('enterprise', 'customer');
+    viewer = await t.createUser(org, 'viewer', 'cust-viewer');
+    const res = await t.as(staff, { method: 'POST', url: '/api/v1/leaks/sources/', payload: { name: 'Prefix words' } });
+    expect(res.statusCode).toBe(201);
+    sourceId = json(res).id;
+  });
+  afterAll(() => t.close());
+
+  it('spells a prefix out as the words of the index that start with it, and finds what the prefix finds', async () => {
+    // 70 words starting with qx (letters only: a word is a run of letters or of digits).
+    const letters = 'abcdefghij';
+    const many = Array.from({ length: 70 }, (_, i) => ({ username: `qx${letters[Math.floor(i / 10)]}${letters[i % 10]}zz` }));
+    const few = [{ username: 'zorblax' }, { username: 'zorbit7' }, { email: 'zorba@prefix.example', full_name: 'Zorba Greek' }, { username: 'zoe', full_name: 'Zoë Ångström' }];
+    expect(json(await ingest([...many, ...few])).accepted).toBe(74);
+    const expand = (q: string) => t.services.leaks.expandPrefixes(parseFullText(q));
+    if (t.app.deps.database.dialect === 'postgres') {
+      // From leak_words, which ingest keeps.
+      expect(await expand('zorb* greek')).toEqual([
+        { kind: 'prefix', words: ['zorb'], completions: ['zorba', 'zorbit', 'zorblax'] },
+        { kind: 'word', words: ['greek'] },
+      ]);
+      expect(await expand('zorba gre*')).toEqual([
+        { kind: 'word', words: ['zorba'] },
+        { kind: 'prefix', words: ['gre'], completions: ['greek'] },
+      ]);
+      expect(await expand('zorbz*')).toEqual([{ kind: 'prefix', words: ['zorbz'], completions: [] }]);
+      // More words than are worth spelling out, or letters each engine folds its own way: left a prefix.
+      expect(await expand('qx*')).toEqual([{ kind: 'prefix', words: ['qx'] }]);
+      expect(await expand('ångs*')).toEqual([{ kind: 'prefix', words: ['ångs'] }]);
+    } else {
+      // SQLite runs prefixes as they are.
+      expect(await expand('zorb* greek')).toEqual(parseFullText('zorb* greek'));
+    }
+
+    const count = async (q: string) => {
+      const res = await search(`?q=${encodeURIComponent(q)}&page_size=100`);
+      expect(res.statusCode, res.body).toBe(200);
+      return json(res).count;
+    };
+    expect(await count('zorb*')).toBe(3);
+    expect(await count('zorbi*')).toBe(1);
+    expect(await count('zorb* greek')).toBe(1);
+    expect(await count('zorbit7*')).toBe(1);
+    expect(await count('zorba gre*')).toBe(1);
+    expect(await count('zorbz*')).toBe(0);
+    expect(await count('zorbz* greek')).toBe(0);
+    expect(await count('qx*')).toBe(70);
+    expect(await count('qxa*')).toBe(10);
+    expect(await count('ångs*')).toBe(1);
+    // A prefix that matches nothing still validates the rest of the query, and pages past the end are 404.
+    expect((await search('?q=zorbz*&email=not-an-email')).statusCode).toBe(400);
+    expect((await search('?q=zorbz*&page=2')).statusCode).toBe(404);
+  });
+});
