@@ -1,8 +1,34 @@
 import { type Kysely, sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
-import { createDatabase } from '../src/db/database.js';
+import { createDatabase, pgTimestampToIso } from '../src/db/database.js';
 import { TEST_PG_URL, testDatabaseUrl } from './helpers/build-app.js';
+
+describe('PostgreSQL timestamps as text', () => {
+  it('writes what Date.toISOString() writes, without parsing a Date when the zone is UTC', () => {
+    const viaDate = (v: string, utc: boolean) => new Date(utc ? `${v}Z` : v).toISOString();
+    const samples = [
+      ['2026-11-22 22:31:14.641574+00', false],
+      ['2026-11-22 22:31:14.9999+00', false],
+      ['2026-11-22 22:31:14.5+00', false],
+      ['2026-11-22 22:31:14+00', false],
+      ['0999-01-01 00:00:00.000001+00', false],
+      ['2026-11-22 23:31:14.641574+01', false],
+      ['2026-11-22 16:01:14.641-05:30', false],
+      ['2026-11-22 22:31:14.641574', true],
+      ['2026-11-22 22:31:14', true],
+    ] as const;
+    for (const [v, utc] of samples) expect(pgTimestampToIso(v, utc), v).toBe(viaDate(v, utc));
+    for (let i = 0; i < 2000; i++) {
+      const d = new Date(Math.floor(Math.random() * 4e12)).toISOString();
+      const micros = String(Math.floor(Math.random() * 1e6)).padStart(6, '0').replace(/0+$/, '');
+      const v = `${d.slice(0, 10)} ${d.slice(11, 19)}${micros ? `.${micros}` : ''}`;
+      expect(pgTimestampToIso(`${v}+00`, false)).toBe(viaDate(`${v}+00`, false));
+      expect(pgTimestampToIso(v, true)).toBe(viaDate(v, true));
+    }
+    expect(pgTimestampToIso('2026-11-22 22:31:14.5+00', false)).toBe('2026-11-22T22:31:14.500Z');
+  });
+});
 
 describe('configuration of prepared statements', () => {
   it('is on by default and turned off by THREATMON_PG_PREPARED_STATEMENTS=false', () => {

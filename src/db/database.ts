@@ -109,11 +109,26 @@ export function openSqlite(file: string): SQLite.Database {
   return raw;
 }
 
+/** PostgreSQL's text for a UTC timestamp (DateStyle ISO): "2026-11-22 22:31:14.641574+00", "+00" for timestamptz only. */
+const PG_UTC_TIMESTAMP = /^(\d{4}-\d\d-\d\d) (\d\d:\d\d:\d\d)(?:\.(\d{1,6}))?(\+00)?$/;
+
+/**
+ * A PostgreSQL timestamp as JavaScript's toISOString() writes it (milliseconds, fraction cut, not
+ * rounded), rewritten as text when it is in UTC: parsing it as a Date was a twentieth of the API's
+ * time serving a page of leak records. Anything else (another zone, BC, a year past 9999) goes
+ * through Date. `utc`: a timestamp without time zone, read as UTC.
+ */
+export function pgTimestampToIso(v: string, utc: boolean): string {
+  const m = PG_UTC_TIMESTAMP.exec(v);
+  if (m && (utc ? m[4] === undefined : m[4] !== undefined)) return `${m[1]}T${m[2]}.${(m[3] ?? '').padEnd(3, '0').slice(0, 3)}Z`;
+  return new Date(utc ? `${v}Z` : v).toISOString();
+}
+
 function pgTypes() {
   // Timestamps come back as ISO strings and 64-bit counts as numbers, as they do on SQLite.
   const types = {
     getTypeParser(oid: number, format?: string) {
-      if (oid === 1184 || oid === 1114) return (v: string) => new Date(oid === 1114 ? `${v}Z` : v).toISOString();
+      if (oid === 1184 || oid === 1114) return (v: string) => pgTimestampToIso(v, oid === 1114);
       if (oid === 20 || oid === 1700) return (v: string) => Number(v);
       return (pg.types.getTypeParser as (o: number, f?: string) => unknown)(oid, format);
     },
