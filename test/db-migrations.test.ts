@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import { migrateToLatest, MIGRATIONS } from '../src/db/migrator.js';
 import { createDeps } from '../src/deps.js';
-import { JWT_SECRET, testDatabaseUrl } from './helpers/build-app.js';
+import { JWT_SECRET, TEST_PG_URL, testDatabaseUrl } from './helpers/build-app.js';
 
 /** Applies the migrations named before `first`, as migrateToLatest does (on PostgreSQL, bookkeeping in the connection's own schema). */
 async function migrateUntil(db: Kysely<any>, first: string) {
@@ -142,5 +142,39 @@ describe('data migrations', () => {
     expect(keys.map((k) => Buffer.from(k.fingerprint).toString('hex'))).toEqual(sources.map((s) => recordKey(s, eve.fingerprint).toString('hex')));
     expect(Buffer.from(keys[0]?.fingerprint ?? []).subarray(0, 4)).toEqual(Buffer.from(stored[0]?.fingerprint ?? []).subarray(0, 4));
     expect(Buffer.from(keys[0]?.fingerprint ?? []).subarray(0, 4)).not.toEqual(Buffer.from(keys[1]?.fingerprint ?? []).subarray(0, 4));
+  });
+  it.skipIf(Boolean(TEST_PG_URL))('0009 (SQLite) rebuilds the full-text index with three-letter prefixes, a bulk load in progress included once', async () => {
+    const deps = createDeps(loadConfig({ THREATMON_DATABASE_URL: await testDatabaseUrl(), THREATMON_JWT_SECRET: JWT_SECRET }));
+    cleanup.push(() => deps.database.close());
+    const raw = deps.database.sqlite as NonNullable<typeof deps.database.sqlite>;
+    const db = deps.database.db as unknown as Kysely<any>;
+    await migrateUntil(db, '0009');
+    const now = new Date().toISOString();
+    const sourceId = '00000000-0000-7000-8000-00000000000c';
+    await db.insertInto('leak_sources').values({ id: sourceId, name: 'Prefixes', description: '', data_classes: '[]', is_verified: false, created_at: now, updated_at: now }).execute();
+    const { leaks } = createServices(deps);
+    const actor = { p: null, ip: null };
+    const records = (...emails: string[]) => emails.map((email, index) => ({ index, value: { email } }));
+    await leaks.ingest(sourceId, records('jamie@prefix.example', 'james@prefix.example'), actor);
+    leaks.beginBulkLoad();
+    await leaks.ingest(sourceId, records('jamal@prefix.example', 'jam@prefix.example', 'jan@prefix.example'), actor);
+    const matches = (q: string) => (raw.prepare('select count(*) as n from leak_records_fts where leak_records_fts match ?').get(q) as { n: number }).n;
+    expect(matches('"jam"*')).toBe(2); // the bulk load's records are not indexed yet
+
+    expect(await migrateToLatest(db)).toContain('0009_leak_fts_prefix_index');
+    expect((raw.prepare("select sql from sqlite_master where name = 'leak_records_fts'").get() as { sql: string }).sql).toContain("prefix='3'");
+    expect(matches('"jam"*')).toBe(4);
+    // A record of the load deleted before it ends leaves the index with it.
+    raw.prepare("delete from leak_records where email = 'jamal@prefix.example'").run();
+    expect(leaks.finishBulkLoad()).toBe(true);
+    raw.exec("insert into leak_records_fts(leak_records_fts, rank) values ('integrity-check', 1)");
+    expect(matches('"jam"*')).toBe(3);
+    expect(matches('"ja"*')).toBe(4);
+    expect(matches('"jami"*')).toBe(1);
+    expect(matches('prefix')).toBe(4);
+    // Records ingested from now on are indexed by the trigger, prefixes included.
+    await leaks.ingest(sourceId, records('jameson@prefix.example'), actor);
+    expect(matches('"jam"*')).toBe(4);
+    raw.exec("insert into leak_records_fts(leak_records_fts, rank) values ('integrity-check', 1)");
   });
 });

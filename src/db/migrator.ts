@@ -7,6 +7,7 @@ import * as m0005 from './migrations/0005_leak_domain_counts.js';
 import * as m0006 from './migrations/0006_leak_search_words.js';
 import * as m0007 from './migrations/0007_leak_record_keys.js';
 import * as m0008 from './migrations/0008_leak_search_vocabulary.js';
+import * as m0009 from './migrations/0009_leak_fts_prefix_index.js';
 
 /** Listed in code, not read from a folder, so they run the same from src/ (tsx) and dist/. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -18,6 +19,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0006_leak_search_words': m0006,
   '0007_leak_record_keys': m0007,
   '0008_leak_search_vocabulary': m0008,
+  '0009_leak_fts_prefix_index': m0009,
 };
 
 export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
