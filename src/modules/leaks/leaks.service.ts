@@ -414,8 +414,8 @@ export class LeaksService {
             insertedIds.push(id);
           }
         });
+        if (inserted.length) await this.addWords(trx, inserted);
       }
-      if (!raw && inserted.length) await this.addWords(trx, inserted);
       const deltas = new Map<string, number>();
       for (const r of inserted) for (const key of this.counterKeys(r, source.breach_date)) deltas.set(key, (deltas.get(key) ?? 0) + 1);
       await this.bumpCounters(trx, deltas);
