@@ -1,9 +1,12 @@
+import { createHash } from 'node:crypto';
 import cors from '@fastify/cors';
 import helmet from '@fastify/helmet';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance } from 'fastify';
+import { sql } from 'kysely';
 import type { Config } from './config.js';
 import { migrateToLatest } from './db/migrator.js';
+import { PgListener } from './db/pg-listener.js';
 import { type AppDeps, createDeps, type DepsOverrides } from './deps.js';
 import { authenticate, type UnknownBearerHook } from './http/auth.js';
 import { conventions, genReqId } from './http/conventions.js';
@@ -73,6 +76,41 @@ export interface BuildOptions extends DepsOverrides {
   migrate?: boolean;
 }
 
+/**
+ * The NOTIFY channel on which a committed change to users or organizations is announced to every
+ * node: one per schema, since another schema of the database holds other users (at most 63 bytes).
+ */
+async function principalsChannel(deps: AppDeps): Promise<string> {
+  const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(deps.database.db);
+  const schema = rows[0]?.schema ?? '';
+  const name = `threatmon_principals ${schema}`;
+  return Buffer.byteLength(name) <= 63 ? name : `threatmon_principals ${createHash('sha256').update(schema).digest('hex').slice(0, 32)}`;
+}
+
+/**
+ * PostgreSQL: every API node, on any machine, forgets its remembered principals when any of them
+ * commits a change to users or organizations. While the listening connection is down, nothing is
+ * remembered (a change announced meanwhile would be missed).
+ */
+async function shareChangesOverPostgres(app: FastifyInstance, deps: AppDeps): Promise<void> {
+  deps.principals.setTrusted(false);
+  const channel = await principalsChannel(deps);
+  const listener = new PgListener(deps.config.databaseUrl, channel, {
+    notify: () => deps.principals.clear(),
+    up: () => deps.principals.setTrusted(true),
+    down: (err) => {
+      deps.principals.setTrusted(false);
+      app.log.warn({ err }, 'principal changes: lost the PostgreSQL LISTEN connection; reconnecting, principals are read from the database meanwhile');
+    },
+  });
+  deps.principals.addPeer(async () => {
+    await sql`select pg_notify(${channel}, '')`.execute(deps.database.db);
+  });
+  app.addHook('onClose', () => listener.close());
+  // Start remembering from the first request when the database answers; never hold start-up for it.
+  await Promise.race([listener.ready, new Promise((resolve) => setTimeout(resolve, 5000).unref())]);
+}
+
 export async function buildApp(config: Config, options: BuildOptions = {}): Promise<FastifyInstance> {
   const logger =
     options.logger ??
@@ -118,6 +156,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     await deps.counters.close();
     await deps.database.close();
   });
+  if (config.databaseKind === 'postgres' && config.principalCacheMs > 0) await shareChangesOverPostgres(app, deps);
 
   // Helmet's defaults, less upgrade-insecure-requests: it would break the docs pages of a plain-HTTP deployment.
   await app.register(helmet, { global: true, contentSecurityPolicy: { directives: { upgradeInsecureRequests: null } } });

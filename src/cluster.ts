@@ -16,6 +16,12 @@ const COUNTER_REQUEST = 'threatmon:counter';
 const COUNTER_REPLY = 'threatmon:counter-reply';
 const METRICS_REQUEST = 'threatmon:metrics';
 const METRICS_REPLY = 'threatmon:metrics-reply';
+/** A worker committed a change to users or organizations (worker -> primary, answered once every worker forgot). */
+const PRINCIPALS_CHANGED = 'threatmon:principals-changed';
+const PRINCIPALS_CHANGED_REPLY = 'threatmon:principals-changed-reply';
+/** Forget every remembered principal (primary -> each worker, answered when done). */
+const PRINCIPALS_CLEAR = 'threatmon:principals-clear';
+const PRINCIPALS_CLEAR_REPLY = 'threatmon:principals-clear-reply';
 
 type CounterOp =
   | { op: 'hit'; key: string; limit: number; windowMs: number }
@@ -29,7 +35,7 @@ interface CounterRequest {
 }
 
 interface Reply {
-  type: typeof COUNTER_REPLY | typeof METRICS_REPLY;
+  type: typeof COUNTER_REPLY | typeof METRICS_REPLY | typeof PRINCIPALS_CHANGED_REPLY | typeof PRINCIPALS_CLEAR_REPLY;
   id: number;
   result?: unknown;
   error?: string;
@@ -122,6 +128,57 @@ export function answerCounters(channel: Channel, store: CounterStore): void {
       (err: unknown) => channel.send({ type: COUNTER_REPLY, id, error: String(err) }),
     );
   });
+}
+
+/** What a worker's principal cache offers the cluster (see src/http/principal-cache.ts). */
+export interface ClearableCache {
+  clear(): void;
+  addPeer(announce: () => Promise<void>): void;
+}
+
+/**
+ * A worker's side of principal changes: the primary's request to forget is obeyed and acknowledged,
+ * and a change this worker commits is announced to the primary, resolving once every worker forgot.
+ */
+export function joinPrincipalChanges(channel: Channel, cache: ClearableCache, timeoutMs = 2000): void {
+  const caller = new Caller(channel, PRINCIPALS_CHANGED_REPLY, timeoutMs);
+  channel.on('message', (message) => {
+    const m = message as { type?: string; id?: number };
+    if (m?.type !== PRINCIPALS_CLEAR || typeof m.id !== 'number') return;
+    cache.clear();
+    channel.send({ type: PRINCIPALS_CLEAR_REPLY, id: m.id });
+  });
+  cache.addPeer(async () => {
+    await caller.call(PRINCIPALS_CHANGED, {});
+  });
+}
+
+/** The primary's side: a worker's announcement is passed to every worker, and answered once all of them confirmed. */
+export class PrincipalChangeRelay {
+  private readonly workers = new Map<Channel, Caller>();
+
+  constructor(private readonly timeoutMs = 2000) {}
+
+  add(worker: Channel): void {
+    this.workers.set(worker, new Caller(worker, PRINCIPALS_CLEAR_REPLY, this.timeoutMs));
+    worker.on('message', (message) => {
+      const m = message as { type?: string; id?: number };
+      if (m?.type !== PRINCIPALS_CHANGED || typeof m.id !== 'number') return;
+      const id = m.id;
+      void Promise.allSettled([...this.workers.values()].map((c) => c.call(PRINCIPALS_CLEAR, {}))).then((results) => {
+        const failed = results.filter((r) => r.status === 'rejected').length;
+        try {
+          worker.send({ type: PRINCIPALS_CHANGED_REPLY, id, ...(failed ? { error: `${failed} worker(s) did not confirm forgetting` } : {}) });
+        } catch {
+          // The announcing worker is gone: nobody waits for the answer.
+        }
+      });
+    });
+  }
+
+  remove(worker: Channel): void {
+    this.workers.delete(worker);
+  }
 }
 
 /**

@@ -33,6 +33,8 @@ export interface Config {
   readonly workers: number;
   /** PostgreSQL: run statements as named prepared statements, planned once per connection. */
   readonly pgPreparedStatements: boolean;
+  /** How long an API process may answer "is this user still active" from memory (0: ask the database every time). */
+  readonly principalCacheMs: number;
 }
 
 export class ConfigError extends Error {
@@ -92,6 +94,14 @@ export function parseWorkers(name: string, raw: string): number {
   if (v === 'auto') return os.availableParallelism();
   const n = Number(v);
   if (!/^\d+$/.test(v) || n < 1 || n > 64) throw new ConfigError(name, `expected a number of processes from 1 to 64, or auto, got "${raw}"`);
+  return n;
+}
+
+/** Milliseconds, a whole number from 0 to one hour. */
+export function parseMilliseconds(name: string, raw: string): number {
+  const v = raw.trim();
+  const n = Number(v);
+  if (!/^\d+$/.test(v) || n > 3_600_000) throw new ConfigError(name, `expected a number of milliseconds from 0 to 3600000, got "${raw}"`);
   return n;
 }
 
@@ -183,6 +193,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     dataDir,
     workers,
     pgPreparedStatements: readBool(env, 'THREATMON_PG_PREPARED_STATEMENTS', true),
+    principalCacheMs: parseMilliseconds('THREATMON_PRINCIPAL_CACHE_MS', env.THREATMON_PRINCIPAL_CACHE_MS || '2000'),
     ...overrides,
   };
   return Object.freeze(config);

@@ -2,6 +2,8 @@ import { v7 as uuidv7 } from 'uuid';
 import type { Config } from './config.js';
 import { createDatabase, type Database } from './db/database.js';
 import { type CounterStore, FailOpenStore, MemoryCounterStore, RedisCounterStore } from './http/counters.js';
+import type { Principal } from './http/auth.js';
+import { PrincipalCache } from './http/principal-cache.js';
 import { Metrics } from './http/service.js';
 
 /** Everything impure the app uses, built once and passed in, so tests can control each piece. */
@@ -15,6 +17,8 @@ export interface AppDeps {
   readonly counters: CounterStore;
   readonly redisPing: (() => Promise<void>) | null;
   readonly metrics: Metrics;
+  /** Principals remembered between requests; whoever commits a change to users or organizations calls `changed()`. */
+  readonly principals: PrincipalCache<Principal>;
 }
 
 export interface DepsOverrides {
@@ -50,5 +54,6 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): AppDe
     counters,
     redisPing,
     metrics: new Metrics(config.metrics),
+    principals: new PrincipalCache<Principal>(config.principalCacheMs),
   };
 }

@@ -20,6 +20,7 @@ describe('configuration', () => {
       rateLimits: true,
       planLimits: { starter: 100, professional: 500, enterprise: 2000 },
       workers: 1,
+      principalCacheMs: 2000,
     });
     expect(Object.isFrozen(c)).toBe(true);
   });
@@ -45,6 +46,7 @@ describe('configuration', () => {
       THREATMON_RATE_LIMITS: 'off',
       THREATMON_LOG_LEVEL: 'WARN',
       THREATMON_WORKERS: '3',
+      THREATMON_PRINCIPAL_CACHE_MS: '0',
     });
     expect(c).toMatchObject({
       databaseKind: 'postgres',
@@ -58,6 +60,7 @@ describe('configuration', () => {
       rateLimits: false,
       logLevel: 'warn',
       workers: 3,
+      principalCacheMs: 0,
     });
     expect(loadConfig({ THREATMON_WORKERS: 'auto' }).workers).toBe(os.availableParallelism());
   });
@@ -78,6 +81,8 @@ describe('configuration', () => {
     ['THREATMON_REDIS_URL', 'localhost:6379'],
     ['THREATMON_WORKERS', '0'],
     ['THREATMON_WORKERS', 'many'],
+    ['THREATMON_PRINCIPAL_CACHE_MS', '1.5'],
+    ['THREATMON_PRINCIPAL_CACHE_MS', '3600001'],
   ])('refuses %s=%s naming the variable', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`^${name}: `));

@@ -4,7 +4,7 @@ import { pino } from 'pino';
 import { AggregatorRegistry } from 'prom-client';
 import { buildApp, createServices } from '../app.js';
 import { bootstrapFirstAdmin } from '../bootstrap.js';
-import { answerCounters, answerMetrics, ClusterMetrics, IpcCounterStore, type Channel } from '../cluster.js';
+import { answerCounters, answerMetrics, ClusterMetrics, IpcCounterStore, joinPrincipalChanges, PrincipalChangeRelay, type Channel } from '../cluster.js';
 import type { Config } from '../config.js';
 import { migrateToLatest } from '../db/migrator.js';
 import { createDeps, type AppDeps } from '../deps.js';
@@ -75,6 +75,8 @@ async function serveWorker(cfg: Config): Promise<void> {
     ? undefined
     : new FailOpenStore(new IpcCounterStore(channel), (err) => console.error(`rate-limit counters unavailable, failing open: ${String(err)}`));
   const app = await buildApp(cfg, { migrate: false, counters });
+  // A user deactivated through one worker is forgotten by every worker before the change is answered.
+  joinPrincipalChanges(channel, app.deps.principals);
   if (cfg.metrics) {
     const shared = new ClusterMetrics(app.deps.metrics, channel);
     app.deps.metrics.collect = () => shared.collect();
@@ -99,6 +101,7 @@ async function servePrimary(cfg: Config): Promise<void> {
   }
 
   const counters = cfg.redisUrl ? null : new MemoryCounterStore();
+  const principalChanges = new PrincipalChangeRelay();
   if (cfg.metrics) answerMetrics(new AggregatorRegistry());
 
   // A signal, not Worker.kill(): that would cut the IPC channel that requests in flight still use.
@@ -111,6 +114,7 @@ async function servePrimary(cfg: Config): Promise<void> {
   const fork = (): Worker => {
     const worker = cluster.fork();
     if (counters) answerCounters(worker, counters);
+    principalChanges.add(worker);
     return worker;
   };
 
@@ -122,6 +126,7 @@ async function servePrimary(cfg: Config): Promise<void> {
     }
   });
   cluster.on('exit', (worker, code, signal) => {
+    principalChanges.remove(worker);
     const wasListening = listening.delete(worker.id);
     if (closing) {
       if (Object.keys(cluster.workers ?? {}).length === 0) process.exit();

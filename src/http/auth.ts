@@ -57,8 +57,10 @@ export interface AuthOptions {
 
 /**
  * Authenticates every route registered in the scope it is applied to: bearer access token, user
- * still active (checked per request so deactivation is immediate), role and staff checks declared
- * in the route's config, and the organization's plan rate limit.
+ * still active (checked per request: read from the database, or from the principal cache, which
+ * every committed change to users or organizations empties in every API process before it is
+ * answered, so deactivation is immediate), role and staff checks declared in the route's config,
+ * and the organization's plan rate limit.
  */
 export const authenticate = fp(
   async (app: FastifyInstance, { deps, tokens, unknownBearerHooks }: AuthOptions) => {
@@ -92,17 +94,25 @@ export const authenticate = fp(
         }
         throw err;
       }
-      const { rows } = await db.executeQuery<InferResult<typeof principalSelect>[number]>({ ...principalQuery, parameters: [claims.sub] });
-      const row = rows[0];
-      if (!row?.is_active) throw unauthenticated('token_invalid', 'User is inactive or deleted.');
-      const { org_name, org_plan, ...userRow } = row;
-      const user = toUser(userRow);
-      request.principal = {
-        user,
-        organization: { id: user.organization_id, name: org_name, plan: org_plan as Plan },
-        role: user.role,
-        isStaff: user.is_staff,
-      };
+      let principal = deps.principals.get(claims.sub);
+      if (!principal) {
+        const mark = deps.principals.mark();
+        const { rows } = await db.executeQuery<InferResult<typeof principalSelect>[number]>({ ...principalQuery, parameters: [claims.sub] });
+        const row = rows[0];
+        if (!row?.is_active) throw unauthenticated('token_invalid', 'User is inactive or deleted.');
+        const { org_name, org_plan, ...userRow } = row;
+        const user = Object.freeze(toUser(userRow));
+        // Shared by the requests that find it remembered: frozen, so none of them can change it for the others.
+        principal = Object.freeze({
+          user,
+          organization: Object.freeze({ id: user.organization_id, name: org_name, plan: org_plan as Plan }),
+          role: user.role,
+          isStaff: user.is_staff,
+        });
+        deps.principals.put(claims.sub, principal, mark);
+      }
+      request.principal = principal;
+      const { user } = principal;
 
       await applyRateLimit(deps, request, reply);
 

@@ -25,6 +25,8 @@ Single records carry a strong \`ETag\`; \`If-None-Match\` answers 304 and \`If-M
 
 **Authentication.** \`POST /api/v1/auth/token/\` with \`{username, password}\` returns a JWT pair; send
 \`Authorization: Bearer <access>\` on every other request. Access tokens live 15 minutes, refresh tokens 7 days.
+A user deactivated, demoted or removed through the API is refused (401) or limited (403) from the
+next request on, whichever server answers it.
 
 **Rate limits.** Counted per organization over a fixed 60 s window (starter 100, professional 500,
 enterprise 2000 requests per minute), reported in \`RateLimit-*\` headers; beyond it: 429 with \`Retry-After\`.

@@ -5,8 +5,9 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { answerCounters, type Channel, IpcCounterStore } from '../../src/cluster.js';
+import { answerCounters, type Channel, IpcCounterStore, joinPrincipalChanges, PrincipalChangeRelay } from '../../src/cluster.js';
 import { MemoryCounterStore } from '../../src/http/counters.js';
+import { PrincipalCache } from '../../src/http/principal-cache.js';
 import { freePort } from '../helpers/free-port.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -76,6 +77,35 @@ describe('IPC counters', () => {
   });
 });
 
+describe('IPC principal changes', () => {
+  it("a worker's change resolves only once every worker has forgotten", async () => {
+    const relay = new PrincipalChangeRelay();
+    const caches = [new PrincipalCache<string>(60_000), new PrincipalCache<string>(60_000)];
+    for (const cache of caches) {
+      const [workerEnd, primaryEnd] = channelPair();
+      relay.add(primaryEnd);
+      joinPrincipalChanges(workerEnd, cache);
+      cache.put('u', 'alice', cache.mark());
+    }
+    const errors: unknown[] = [];
+    await caches[0]!.changed((err) => errors.push(err));
+    expect(caches.map((c) => c.get('u'))).toEqual([undefined, undefined]);
+    expect(errors).toEqual([]);
+  });
+
+  it('reports a worker that does not confirm, after the timeout, instead of hanging', async () => {
+    const relay = new PrincipalChangeRelay(50);
+    const cache = new PrincipalCache<string>(60_000);
+    const [workerEnd, primaryEnd] = channelPair();
+    relay.add(primaryEnd);
+    joinPrincipalChanges(workerEnd, cache);
+    relay.add(channelPair()[1]); // a worker that never answers
+    const errors: unknown[] = [];
+    await cache.changed((err) => errors.push(err));
+    expect(String(errors[0])).toContain('1 worker(s) did not confirm');
+  });
+});
+
 describe('threatmon serve --workers 2', () => {
   it('shares rate limits and metrics across workers, writes from both, and stops cleanly on SIGTERM', async () => {
     const port = await freePort();
@@ -117,6 +147,42 @@ describe('threatmon serve --workers 2', () => {
     }
     expect(await server.exited).toBe(0);
     expect(server.output()).toContain('shutting down');
+  }, 120_000);
+
+  it('refuses a deactivated user at once on both workers, though both had remembered it', async () => {
+    const port = await freePort();
+    // Remembered for ten minutes: only the workers telling each other explains a refusal.
+    const server = startServer(port, { THREATMON_PRINCIPAL_CACHE_MS: '600000' }, 'principals.db');
+    try {
+      await waitForLog(server, /"role":"primary".*"msg":"listening"/);
+      const url = `http://127.0.0.1:${port}`;
+      const token = async (username: string, password: string) => {
+        const res = await fetch(`${url}/api/v1/auth/token/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username, password }) });
+        expect(res.status).toBe(200);
+        return ((await res.json()) as { access: string }).access;
+      };
+      const admin = { authorization: `Bearer ${await token('admin', PASSWORD)}`, connection: 'close', 'content-type': 'application/json' };
+      const created = await fetch(`${url}/api/v1/users/`, {
+        method: 'POST',
+        headers: admin,
+        body: JSON.stringify({ username: 'remembered', email: 'remembered@example.com', password: 'remembered password 1', role: 'viewer' }),
+      });
+      expect(created.status).toBe(201);
+      const { id } = (await created.json()) as { id: string };
+      const viewer = { authorization: `Bearer ${await token('remembered', 'remembered password 1')}`, connection: 'close' };
+      // New connections are dealt to the workers in turn: both remember the viewer.
+      const before = await Promise.all(Array.from({ length: 4 }, () => fetch(`${url}/api/v1/organization/`, { headers: viewer })));
+      expect(before.map((r) => r.status)).toEqual([200, 200, 200, 200]);
+      const pids = new Set([...server.output().matchAll(/"pid":(\d+),[^\n]*"url":"\/api\/v1\/organization\/"/g)].map((m) => m[1]));
+      expect(pids.size).toBe(2);
+      const patched = await fetch(`${url}/api/v1/users/${id}/`, { method: 'PATCH', headers: admin, body: JSON.stringify({ is_active: false }) });
+      expect(patched.status).toBe(200);
+      const after = await Promise.all(Array.from({ length: 4 }, () => fetch(`${url}/api/v1/organization/`, { headers: viewer })));
+      expect(after.map((r) => r.status)).toEqual([401, 401, 401, 401]);
+    } finally {
+      server.child.kill('SIGTERM');
+    }
+    expect(await server.exited).toBe(0);
   }, 120_000);
 
   it('stops with status 1 when the workers cannot listen', async () => {

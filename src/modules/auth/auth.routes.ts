@@ -87,7 +87,7 @@ export const privateAuthRoutes: FastifyPluginAsyncTypebox<{ auth: AuthService; o
     { schema: { tags, summary: 'The current user and its organization', response: { 200: MeSchema, ...errorResponses(401) } } },
     async (request) => {
       const p = principalOf(request);
-      return { ...presentUser(p.user), organization: orgs.present(await orgs.get(p.organization.id)) };
+      return { ...presentUser(await auth.currentUser(p)), organization: orgs.present(await orgs.get(p.organization.id)) };
     },
   );
 

@@ -3,7 +3,7 @@ import type { AppDeps } from '../../deps.js';
 import type { Principal } from '../../http/auth.js';
 import { AppError, validation } from '../../http/errors.js';
 import type { AuditLog } from '../audit/audit.repository.js';
-import type { UsersRepository } from '../users/users.repository.js';
+import type { User, UsersRepository } from '../users/users.repository.js';
 import type { UsersService } from '../users/users.service.js';
 import { hashPassword, type PasswordPolicy, verifyPassword } from './passwords.js';
 import { type TokenService, unauthenticated } from './tokens.js';
@@ -200,7 +200,10 @@ export class AuthService {
   }
 
   async changePassword(p: Principal, current: string, next: string, ip: string): Promise<void> {
-    if (!(await verifyPassword(p.user.password_hash, current))) {
+    // The stored hash, not the principal's: a principal may be remembered from before a change made elsewhere.
+    const stored = await this.users.findById(this.db, p.user.id);
+    if (!stored) throw unauthenticated('token_invalid', 'User is inactive or deleted.');
+    if (!(await verifyPassword(stored.password_hash, current))) {
       throw validation([{ field: 'current_password', message: 'is incorrect' }]);
     }
     const errors = await this.policy.check(next, 'new_password', this.db, { username: p.user.username });
@@ -218,5 +221,13 @@ export class AuthService {
         ip,
       });
     });
+    await this.deps.principals.changed();
+  }
+
+  /** The caller as stored now (the principal may be remembered from before the last login). */
+  async currentUser(p: Principal): Promise<User> {
+    const user = await this.users.findById(this.db, p.user.id);
+    if (!user?.is_active) throw unauthenticated('token_invalid', 'User is inactive or deleted.');
+    return user;
   }
 }

@@ -52,7 +52,7 @@ export class OrganizationsService {
   }
 
   async update(p: Principal, changes: { name?: string; plan?: Plan }, ip: string, assertVersion: (v: number) => void) {
-    return this.db.transaction().execute(async (trx) => {
+    const updated = await this.db.transaction().execute(async (trx) => {
       const org = await this.orgs.findById(trx, p.organization.id);
       if (!org) throw notFound();
       assertVersion(org.version);
@@ -75,6 +75,9 @@ export class OrganizationsService {
       });
       return (await this.orgs.findById(trx, org.id)) as OrganizationRow;
     });
+    // Committed: every API process forgets the principals that carry the old plan (the rate limit) and name.
+    await this.deps.principals.changed();
+    return updated;
   }
 
   async usage(p: Principal) {

@@ -98,7 +98,7 @@ export class UsersService {
     ip: string,
     assertVersion: (version: number) => void,
   ): Promise<User> {
-    return this.db.transaction().execute(async (trx) => {
+    const updated = await this.db.transaction().execute(async (trx) => {
       const user = await this.users.findInOrg(trx, p.organization.id, id);
       if (!user) throw notFound();
       assertVersion(user.version);
@@ -122,10 +122,13 @@ export class UsersService {
         ip,
         changes: delta,
       });
-      const updated = await this.users.findById(trx, id);
-      if (!updated) throw notFound();
-      return updated;
+      const after = await this.users.findById(trx, id);
+      if (!after) throw notFound();
+      return after;
     });
+    // Committed: no API process may go on answering with the user as it was (role, active).
+    await this.deps.principals.changed();
+    return updated;
   }
 
   async remove(p: Principal, id: string, ip: string): Promise<void> {
@@ -147,6 +150,7 @@ export class UsersService {
         changes: { username: user.username, role: user.role },
       });
     });
+    await this.deps.principals.changed();
   }
 
   /** An admin manages analysts and viewers and other admins; only an owner touches owners or grants owner. */
