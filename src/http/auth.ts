@@ -127,7 +127,8 @@ export const authenticate = fp(
 export async function applyRateLimit(deps: AppDeps, request: FastifyRequest, reply: FastifyReply): Promise<void> {
   if (!deps.config.rateLimits || !request.principal) return;
   const limit = deps.config.planLimits[request.principal.organization.plan];
-  const hit = await deps.counters.hit(`rl:${request.principal.organization.id}`, limit, 60_000);
+  // Only the limit matters here, not each request's exact place in the count: workers may count ahead in blocks.
+  const hit = await deps.counters.hit(`rl:${request.principal.organization.id}`, limit, 60_000, { countAhead: true });
   const reset = Math.max(1, Math.ceil(hit.resetMs / 1000));
   reply.header('ratelimit-limit', String(limit));
   reply.header('ratelimit-remaining', String(Math.max(0, limit - hit.count)));

@@ -9,12 +9,28 @@ export interface Hit {
   resetMs: number;
 }
 
+export interface HitOptions {
+  /**
+   * Only whether the limit is kept matters, not the exact count of the moment (a plan's rate limit,
+   * not the login throttle): a store that reaches its counts over a channel may take a block of
+   * hits from a large limit at once and spend it locally (see IpcCounterStore).
+   */
+  countAhead?: boolean;
+}
+
+/** What `take` answers: how many of the wanted hits were counted, and the window after them. */
+export interface Take {
+  granted: number;
+  count: number;
+  resetMs: number;
+}
+
 /**
  * Fixed-window counters shared by the plan rate limiter and the login throttle. A window opens
  * with its first counted hit; a refused hit is not counted and does not extend the window.
  */
 export interface CounterStore {
-  hit(key: string, limit: number, windowMs: number): Promise<Hit>;
+  hit(key: string, limit: number, windowMs: number, options?: HitOptions): Promise<Hit>;
   peek(key: string): Promise<{ count: number; resetMs: number }>;
   reset(key: string): Promise<void>;
   close(): Promise<void>;
@@ -43,16 +59,23 @@ export class MemoryCounterStore implements CounterStore {
   }
 
   async hit(key: string, limit: number, windowMs: number): Promise<Hit> {
+    const { granted, count, resetMs } = this.take(key, limit, windowMs, 1);
+    return { count, allowed: granted === 1, resetMs };
+  }
+
+  /** Counts up to `want` hits at once, as many as the limit leaves (0 when reached: nothing changes). */
+  take(key: string, limit: number, windowMs: number, want: number): Take {
     const at = this.now();
     this.sweep(at);
     let w = this.current(key, at);
-    if (w && w.count >= limit) return { count: w.count, allowed: false, resetMs: w.endsAt - at };
+    if (w && w.count >= limit) return { granted: 0, count: w.count, resetMs: w.endsAt - at };
     if (!w) {
       w = { count: 0, endsAt: at + windowMs };
       this.windows.set(key, w);
     }
-    w.count += 1;
-    return { count: w.count, allowed: true, resetMs: w.endsAt - at };
+    const granted = Math.max(1, Math.min(want, limit - w.count));
+    w.count += granted;
+    return { granted, count: w.count, resetMs: w.endsAt - at };
   }
 
   async peek(key: string) {
@@ -171,8 +194,8 @@ export class FailOpenStore implements CounterStore {
       return fallback;
     }
   }
-  hit(key: string, limit: number, windowMs: number) {
-    return this.guard(() => this.inner.hit(key, limit, windowMs), { count: 0, allowed: true, resetMs: windowMs });
+  hit(key: string, limit: number, windowMs: number, options?: HitOptions) {
+    return this.guard(() => this.inner.hit(key, limit, windowMs, options), { count: 0, allowed: true, resetMs: windowMs });
   }
   peek(key: string) {
     return this.guard(() => this.inner.peek(key), { count: 0, resetMs: 0 });

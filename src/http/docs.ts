@@ -30,6 +30,8 @@ next request on, whichever server answers it.
 
 **Rate limits.** Counted per organization over a fixed 60 s window (starter 100, professional 500,
 enterprise 2000 requests per minute), reported in \`RateLimit-*\` headers; beyond it: 429 with \`Retry-After\`.
+The limit is never exceeded; with several server processes, \`RateLimit-Remaining\` can be lower than
+the requests actually left by what the other processes have reserved and not used yet.
 `.trim();
 
 /** OpenAPI 3.1 at /api/schema/, Swagger UI at /api/docs/, ReDoc at /api/redoc/: all served locally. */

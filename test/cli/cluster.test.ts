@@ -70,6 +70,57 @@ describe('IPC counters', () => {
     expect(await shared.peek('k')).toEqual({ count: 0, resetMs: 0 });
   });
 
+  it('counts a small limit hit by hit, exactly, even when asked to count ahead', async () => {
+    const [workerEnd, primaryEnd] = channelPair();
+    const shared = new MemoryCounterStore();
+    answerCounters(primaryEnd, shared);
+    const a = new IpcCounterStore(workerEnd);
+    const b = new IpcCounterStore(workerEnd);
+    const hits = [];
+    for (let i = 0; i < 7; i++) hits.push(await (i % 2 ? b : a).hit('k', 5, 60_000, { countAhead: true }));
+    expect(hits.map((h) => h.allowed)).toEqual([true, true, true, true, true, false, false]);
+    expect(hits.map((h) => h.count)).toEqual([1, 2, 3, 4, 5, 5, 5]);
+    expect(await shared.peek('k')).toMatchObject({ count: 5 });
+    // A higher limit (a new plan) is asked of the primary at once, not refused until the window ends.
+    expect(await a.hit('k', 6, 60_000, { countAhead: true })).toMatchObject({ count: 6, allowed: true });
+  });
+
+  /** A channel that counts the messages a worker sends. */
+  function countingPair(): { worker: Channel; primary: Channel; sent: () => number } {
+    const [worker, primary] = channelPair();
+    let sent = 0;
+    return { worker: { send: (m) => (sent++, worker.send(m)), on: (e, l) => worker.on(e, l) }, primary, sent: () => sent };
+  }
+
+  it('takes blocks of a large limit: few messages, and never more allowed than the limit across workers', async () => {
+    const shared = new MemoryCounterStore();
+    const ends = [countingPair(), countingPair()];
+    for (const end of ends) answerCounters(end.primary, shared);
+    const [a, b] = ends.map((end) => new IpcCounterStore(end.worker));
+    let allowed = 0;
+    for (let i = 0; i < 12_000; i++) if ((await (i % 2 ? b! : a!).hit('big', 10_000, 60_000, { countAhead: true })).allowed) allowed++;
+    // Both workers keep spending what they took, so the whole limit is used and not one more.
+    expect(allowed).toBe(10_000);
+    expect(await shared.peek('big')).toMatchObject({ count: 10_000 });
+    // Hit by hit would be 12,000 messages: blocks of up to 64 while 256+ are left, then one each,
+    // and once refused a worker refuses until the window ends without asking.
+    expect(ends[0]!.sent() + ends[1]!.sent()).toBeLessThan(700);
+  });
+
+  it('lets concurrent hits of one worker share the block being taken, and starts again with a new window', async () => {
+    const shared = new MemoryCounterStore();
+    const end = countingPair();
+    answerCounters(end.primary, shared);
+    const store = new IpcCounterStore(end.worker);
+    const hits = await Promise.all(Array.from({ length: 40 }, () => store.hit('w', 100_000, 50, { countAhead: true })));
+    expect(hits.every((h) => h.allowed)).toBe(true);
+    expect(hits.map((h) => h.count).sort((x, y) => x - y)).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
+    expect(end.sent()).toBe(1);
+    await new Promise((r) => setTimeout(r, 80));
+    expect(await store.hit('w', 100_000, 50, { countAhead: true })).toMatchObject({ count: 1, allowed: true });
+    expect(end.sent()).toBe(2);
+  });
+
   it('fails a call the primary never answers instead of hanging', async () => {
     const [workerEnd] = channelPair();
     const store = new IpcCounterStore(workerEnd, 50);
