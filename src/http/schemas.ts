@@ -1,4 +1,4 @@
-import { type TSchema, Type } from 'typebox';
+import { type Static, type TSchema, type TUnsafe, Type } from 'typebox';
 
 /** Shared schema pieces: ids, timestamps, nullable, the path id and error responses. */
 
@@ -6,8 +6,19 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const isUuid = (value: string) => UUID.test(value);
 export const Uuid = (description: string) => Type.String({ format: 'uuid', description });
 export const Timestamp = (description: string) => Type.String({ format: 'date-time', description });
-export const Nullable = <T extends TSchema>(schema: T, description?: string) =>
-  Type.Union([schema, Type.Null()], description ? { description } : {});
+/**
+ * The schema or null. A scalar becomes one schema with a type list (`{type: ["string", "null"]}`):
+ * responses are serialised without trying each alternative of an anyOf through the validator, which
+ * cost a tenth of a search's CPU on a page of 50 leak records. Objects and the rest stay an anyOf.
+ */
+export const Nullable = <T extends TSchema>(schema: T, description?: string): TUnsafe<Static<T> | null> => {
+  const type = (schema as { type?: unknown }).type;
+  const scalar = typeof type === 'string' && !['object', 'array', 'null'].includes(type) && !('enum' in schema) && !('const' in schema);
+  if (scalar) {
+    return Type.Unsafe<Static<T> | null>({ ...schema, type: [type, 'null'], ...(description ? { description } : {}) });
+  }
+  return Type.Union([schema, Type.Null()], description ? { description } : {}) as unknown as TUnsafe<Static<T> | null>;
+};
 
 export const IdParams = Type.Object({ id: Uuid('The record id (UUID). Anything else answers 404.') });
 
