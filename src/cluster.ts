@@ -9,7 +9,7 @@
  */
 import cluster, { type Worker } from 'node:cluster';
 import { AggregatorRegistry, type PrometheusContentType } from 'prom-client';
-import type { CounterStore, Hit, HitOptions, MemoryCounterStore, Take } from './http/counters.js';
+import { BlockCounter, type CounterStore, type Hit, type HitOptions, type MemoryCounterStore, type Take } from './http/counters.js';
 import type { Metrics } from './http/service.js';
 
 const COUNTER_REQUEST = 'threatmon:counter';
@@ -84,76 +84,23 @@ class Caller {
   }
 }
 
-/**
- * Below this many hits left in a window, every hit is one message to the primary (and the counts are
- * exact); above it a worker takes a block of 1/64 of what is left, at most 64, and spends it without
- * messages: a message each way cost about a tenth of an e-mail search's CPU (server side, A/B).
- */
-const BLOCK_FLOOR = 256;
-const BLOCK_MAX = 64;
-
-interface Block {
-  /** The window's count before the block was taken. */
-  base: number;
-  /** 0: the primary refused, the window is full until it ends. */
-  size: number;
-  /** The limit it was taken under: a new plan's limit asks the primary again. */
-  limit: number;
-  used: number;
-  /** performance.now() at which the primary's window ends. */
-  endsAt: number;
-}
-
 /** A worker's counter store: every call is answered by the store the primary holds. */
 export class IpcCounterStore implements CounterStore {
   readonly kind = 'memory';
   private readonly caller: Caller;
-  private readonly blocks = new Map<string, Block>();
-  private readonly taking = new Map<string, Promise<unknown>>();
+  /** A plan's hits, taken from the primary in blocks (see BlockCounter). */
+  private readonly blocks: BlockCounter;
 
   constructor(channel: Channel, timeoutMs = 2000) {
     this.caller = new Caller(channel, COUNTER_REPLY, timeoutMs);
+    this.blocks = new BlockCounter(
+      (key, limit, windowMs, want) => this.caller.call(COUNTER_REQUEST, { call: { op: 'take', key, limit, windowMs, want } }) as Promise<Take>,
+    );
   }
 
   async hit(key: string, limit: number, windowMs: number, options?: HitOptions): Promise<Hit> {
-    if (!options?.countAhead) return this.caller.call(COUNTER_REQUEST, { call: { op: 'hit', key, limit, windowMs } }) as Promise<Hit>;
-    for (;;) {
-      const now = performance.now();
-      const block = this.blocks.get(key);
-      const current = block && block.endsAt > now && block.limit === limit ? block : undefined;
-      if (current) {
-        const resetMs = Math.max(1, Math.round(current.endsAt - now));
-        if (current.used < current.size) {
-          current.used++;
-          return { count: current.base + current.used, allowed: true, resetMs };
-        }
-        // The primary refused: the window stays full until it ends, so refuse here without asking.
-        if (current.size === 0) return { count: current.base, allowed: false, resetMs };
-      }
-      // Another request of this worker is taking a block for the key: spend from it rather than take another.
-      const inFlight = this.taking.get(key);
-      if (inFlight) {
-        await inFlight.catch(() => {});
-        continue;
-      }
-      const left = current ? limit - (current.base + current.size) : limit;
-      const want = left >= BLOCK_FLOOR ? Math.min(BLOCK_MAX, Math.floor(left / BLOCK_MAX)) : 1;
-      const taking = this.caller.call(COUNTER_REQUEST, { call: { op: 'take', key, limit, windowMs, want } }) as Promise<Take>;
-      this.taking.set(key, taking);
-      let taken: Take;
-      try {
-        taken = await taking;
-      } finally {
-        this.taking.delete(key);
-      }
-      const { granted, count, resetMs } = taken;
-      if (granted === 0) {
-        this.blocks.set(key, { base: count, size: 0, used: 0, limit, endsAt: performance.now() + resetMs });
-        return { count, allowed: false, resetMs };
-      }
-      this.blocks.set(key, { base: count - granted, size: granted, used: 1, limit, endsAt: performance.now() + resetMs });
-      return { count: count - granted + 1, allowed: true, resetMs };
-    }
+    if (options?.countAhead) return this.blocks.hit(key, limit, windowMs);
+    return this.caller.call(COUNTER_REQUEST, { call: { op: 'hit', key, limit, windowMs } }) as Promise<Hit>;
   }
 
   peek(key: string): Promise<{ count: number; resetMs: number }> {
@@ -161,7 +108,7 @@ export class IpcCounterStore implements CounterStore {
   }
 
   async reset(key: string): Promise<void> {
-    this.blocks.delete(key);
+    this.blocks.forget(key);
     await this.caller.call(COUNTER_REQUEST, { call: { op: 'reset', key } });
   }
 

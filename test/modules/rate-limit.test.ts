@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createDatabase } from '../../src/db/database.js';
 import { MemoryCounterStore, RedisCounterStore } from '../../src/http/counters.js';
 import { buildTestApp, json, TEST_REDIS_URL, type TestApp, type TestOrg } from '../helpers/build-app.js';
@@ -139,6 +139,32 @@ describe.skipIf(!TEST_REDIS_URL)('rate limits in Redis', () => {
     expect(hits.filter((h) => h.allowed)).toHaveLength(20);
     expect((await store.peek('k')).count).toBe(20);
     await store.close();
+  });
+
+  it('takes blocks of a large plan limit: two nodes never allow more than the limit, in few round trips', async () => {
+    const prefix = `test:${randomBytes(4).toString('hex')}:`;
+    const nodes = [new RedisCounterStore(TEST_REDIS_URL!, prefix), new RedisCounterStore(TEST_REDIS_URL!, prefix)];
+    const takes = nodes.map((n) => vi.spyOn(n.redis as unknown as { threatmonTake: () => Promise<unknown> }, 'threatmonTake'));
+    const singles = nodes.map((n) => vi.spyOn(n.redis as unknown as { threatmonHit: () => Promise<unknown> }, 'threatmonHit'));
+    const hitsOf = async (node: RedisCounterStore, n: number) => {
+      let allowed = 0;
+      for (let i = 0; i < n; i++) if ((await node.hit('plan', 5_000, 60_000, { countAhead: true })).allowed) allowed++;
+      return allowed;
+    };
+    // Both nodes at once, concurrently. Never more than the limit; fewer only by what a node took
+    // and had no request left to spend (at most one block of 64 each).
+    const allowed = await Promise.all(nodes.map((n) => hitsOf(n, 3_000)));
+    expect(allowed[0]! + allowed[1]!).toBeLessThanOrEqual(5_000);
+    expect(allowed[0]! + allowed[1]!).toBeGreaterThanOrEqual(5_000 - 2 * 64);
+    expect((await nodes[0]!.peek('plan')).count).toBe(5_000);
+    const roundTrips = takes.reduce((sum, t) => sum + t.mock.calls.length, 0);
+    expect(roundTrips).toBeGreaterThan(0);
+    expect(roundTrips).toBeLessThan(600);
+    expect(singles.reduce((sum, t) => sum + t.mock.calls.length, 0)).toBe(0);
+    // Small limits (and the login throttle, which never counts ahead) stay one round trip per hit.
+    expect((await nodes[0]!.hit('small', 3, 60_000, { countAhead: true })).count).toBe(1);
+    expect((await nodes[1]!.hit('small', 3, 60_000, { countAhead: true })).count).toBe(2);
+    for (const n of nodes) await n.close();
   });
 });
 
