@@ -13,7 +13,7 @@ export interface HitOptions {
   /**
    * Only whether the limit is kept matters, not the exact count of the moment (a plan's rate limit,
    * not the login throttle): a store that reaches its counts over a channel may take a block of
-   * hits from a large limit at once and spend it locally (see IpcCounterStore).
+   * hits from a large limit at once and spend it locally (see BlockCounter).
    */
   countAhead?: boolean;
 }
@@ -172,20 +172,8 @@ export class MemoryCounterStore implements CounterStore {
   }
 }
 
-// One round trip, atomic: refuse without counting at the limit, otherwise count and open the window.
-const HIT_SCRIPT = `
-local c = tonumber(redis.call('GET', KEYS[1]) or '0')
-if c >= tonumber(ARGV[1]) then
-  return {c, 0, redis.call('PTTL', KEYS[1])}
-end
-c = redis.call('INCR', KEYS[1])
-if c == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
-local ttl = redis.call('PTTL', KEYS[1])
-if ttl < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[2]); ttl = tonumber(ARGV[2]) end
-return {c, 1, ttl}
-`;
-
-// The same, counting up to ARGV[3] hits at once (as many as the limit leaves): {count after, counted, ttl}.
+// One round trip, atomic: refuse without counting at the limit, otherwise count up to ARGV[3] hits
+// at once (as many as the limit leaves) and open the window: {count after, counted, ttl}.
 const TAKE_SCRIPT = `
 local c = tonumber(redis.call('GET', KEYS[1]) or '0')
 local limit = tonumber(ARGV[1])
@@ -201,7 +189,6 @@ return {c, g, ttl}
 `;
 
 type ScriptedRedis = Redis & {
-  threatmonHit(k: string, l: number, w: number): Promise<[number, number, number]>;
   threatmonTake(k: string, l: number, w: number, want: number): Promise<[number, number, number]>;
 };
 
@@ -209,11 +196,7 @@ export class RedisCounterStore implements CounterStore {
   readonly kind = 'redis';
   readonly redis: Redis;
   /** A plan's hits, taken from Redis in blocks (see BlockCounter). */
-  private readonly blocks = new BlockCounter(async (key, limit, windowMs, want) => {
-    await this.connected();
-    const [count, granted, ttl] = await (this.redis as ScriptedRedis).threatmonTake(this.prefix + key, limit, windowMs, want);
-    return { count, granted, resetMs: Math.max(0, ttl) };
-  });
+  private readonly blocks = new BlockCounter((key, limit, windowMs, want) => this.take(key, limit, windowMs, want));
 
   constructor(
     url: string,
@@ -228,10 +211,8 @@ export class RedisCounterStore implements CounterStore {
       retryStrategy: (times) => Math.min(times * 200, 2000),
     });
     this.redis.on('error', () => {});
-    this.redis.defineCommand('threatmonHit', { numberOfKeys: 1, lua: HIT_SCRIPT });
     this.redis.defineCommand('threatmonTake', { numberOfKeys: 1, lua: TAKE_SCRIPT });
   }
-
 
   /** Waits (briefly) for the first connection; during an outage it fails at once so callers fail open fast. */
   private async connected(): Promise<void> {
@@ -245,11 +226,17 @@ export class RedisCounterStore implements CounterStore {
     });
   }
 
+  /** Counts up to `want` hits at once, as many as the limit leaves (0 when reached: nothing changes). */
+  private async take(key: string, limit: number, windowMs: number, want: number): Promise<Take> {
+    await this.connected();
+    const [count, granted, ttl] = await (this.redis as ScriptedRedis).threatmonTake(this.prefix + key, limit, windowMs, want);
+    return { count, granted, resetMs: Math.max(0, ttl) };
+  }
+
   async hit(key: string, limit: number, windowMs: number, options?: HitOptions): Promise<Hit> {
     if (options?.countAhead) return this.blocks.hit(key, limit, windowMs);
-    await this.connected();
-    const [count, allowed, ttl] = await (this.redis as ScriptedRedis).threatmonHit(this.prefix + key, limit, windowMs);
-    return { count, allowed: allowed === 1, resetMs: Math.max(0, ttl) };
+    const { granted, count, resetMs } = await this.take(key, limit, windowMs, 1);
+    return { count, allowed: granted === 1, resetMs };
   }
 
   async peek(key: string) {
