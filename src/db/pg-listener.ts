@@ -43,9 +43,7 @@ export class PgListener {
       if (failed || this.closed) return;
       failed = true;
       this.client = null;
-      client.removeAllListeners();
-      client.on('error', () => {});
-      void client.end().catch(() => {});
+      void discard(client);
       this.events.down(err);
       this.timer = setTimeout(() => void this.connect(), this.retryMs);
       this.timer.unref();
@@ -75,10 +73,13 @@ export class PgListener {
     if (this.timer) clearTimeout(this.timer);
     const client = this.client;
     this.client = null;
-    if (client) {
-      client.removeAllListeners();
-      client.on('error', () => {});
-      await client.end().catch(() => {});
-    }
+    if (client) await discard(client);
   }
+}
+
+/** Closes a client whose events nobody wants any more (an error while closing must not crash the process). */
+async function discard(client: pg.Client): Promise<void> {
+  client.removeAllListeners();
+  client.on('error', () => {});
+  await client.end().catch(() => {});
 }

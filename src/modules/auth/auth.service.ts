@@ -201,8 +201,7 @@ export class AuthService {
 
   async changePassword(p: Principal, current: string, next: string, ip: string): Promise<void> {
     // The stored hash, not the principal's: a principal may be remembered from before a change made elsewhere.
-    const stored = await this.users.findById(this.db, p.user.id);
-    if (!stored) throw unauthenticated('token_invalid', 'User is inactive or deleted.');
+    const stored = await this.currentUser(p);
     if (!(await verifyPassword(stored.password_hash, current))) {
       throw validation([{ field: 'current_password', message: 'is incorrect' }]);
     }
