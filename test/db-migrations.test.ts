@@ -1,6 +1,6 @@
 import { type Kysely, Migrator, PostgresAdapter, sql } from 'kysely';
 import { createServices } from '../src/app.js';
-import { normaliseRecord, parseFullText, recordKey } from '../src/domain/leak-record.js';
+import { normaliseRecord, parseFullText, recordKey, sha1Hex } from '../src/domain/leak-record.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import { migrateToLatest, MIGRATIONS } from '../src/db/migrator.js';
@@ -113,7 +113,8 @@ describe('data migrations', () => {
     const schemaBefore = schemaOf();
     const rowidsBefore = rowids();
 
-    expect(await migrateToLatest(db)).toContain('0007_leak_record_keys');
+    // 0007 alone: later migrations change these indexes again.
+    await migrateUntil(db, '0008');
     const stored = (await db.selectFrom('leak_records').select(['id', 'source_id', 'fingerprint']).orderBy('id').execute()) as Array<{ source_id: string; fingerprint: Uint8Array }>;
     expect(stored.map((r) => Buffer.from(r.fingerprint).toString('hex'))).toEqual(sources.map((s) => recordKey(s, same.fingerprint).toString('hex')));
     expect(stored.every((r) => r.fingerprint.length === 16)).toBe(true);
@@ -127,6 +128,7 @@ describe('data migrations', () => {
     }
 
     // Re-ingesting what was stored before the migration adds nothing; a new record is added, in one source only.
+    await migrateToLatest(db);
     const { leaks } = createServices(deps);
     const actor = { p: null, ip: null };
     const again = await leaks.ingest(sources[0] as string, [{ index: 0, value: { email: 'DORA@keys.example' } }, { index: 1, value: { email: 'eve@keys.example' } }], actor);
@@ -176,5 +178,66 @@ describe('data migrations', () => {
     await leaks.ingest(sourceId, records('jameson@prefix.example'), actor);
     expect(matches('"jam"*')).toBe(4);
     raw.exec("insert into leak_records_fts(leak_records_fts, rank) values ('integrity-check', 1)");
+  });
+
+  it('0010 leaves records without a value out of the exact-match indexes, which still serve each search; SQLite drops full-text column sizes, a bulk load in progress included', async () => {
+    const deps = createDeps(loadConfig({ THREATMON_DATABASE_URL: await testDatabaseUrl(), THREATMON_JWT_SECRET: JWT_SECRET }));
+    cleanup.push(() => deps.database.close());
+    const raw = deps.database.sqlite;
+    const db = deps.database.db as unknown as Kysely<any>;
+    await migrateUntil(db, '0010');
+    const now = new Date().toISOString();
+    const sourceId = '00000000-0000-7000-8000-00000000000d';
+    await db.insertInto('leak_sources').values({ id: sourceId, name: 'Sparse', description: '', data_classes: '[]', is_verified: false, created_at: now, updated_at: now }).execute();
+    const { leaks } = createServices(deps);
+    const actor = { p: null, ip: null };
+    const values = [
+      { email: 'full@sparse.example', username: 'Full', phone: '+441234567890', ip: '203.0.113.7', password: 'hunter22' },
+      { email: 'bare@sparse.example' },
+      { username: 'only-a-name' },
+    ];
+    await leaks.ingest(sourceId, values.slice(0, 2).map((value, index) => ({ index, value })), actor);
+    // SQLite: a bulk load in progress has the indexes set aside when the migration runs.
+    if (raw) leaks.beginBulkLoad();
+    await leaks.ingest(sourceId, [{ index: 0, value: values[2] }], actor);
+    expect(await migrateToLatest(db)).toContain('0010_leak_lean_indexes');
+    if (raw) {
+      expect(leaks.finishBulkLoad()).toBe(true);
+      expect((raw.prepare("select sql from sqlite_master where name = 'leak_records_fts'").get() as { sql: string }).sql).toContain('columnsize=0');
+      raw.exec("insert into leak_records_fts(leak_records_fts, rank) values ('integrity-check', 1)");
+      expect((raw.prepare("select count(*) as n from leak_records_fts where leak_records_fts match 'sparse'").get() as { n: number }).n).toBe(2);
+      expect((raw.prepare("select count(*) as n from leak_records_fts where leak_records_fts match 'name'").get() as { n: number }).n).toBe(1);
+    }
+    const definitions = raw
+      ? (raw.prepare("select name, sql as definition from sqlite_master where type = 'index' and tbl_name = 'leak_records' and sql is not null").all() as Array<{ name: string; definition: string }>)
+      : (await sql<{ name: string; definition: string }>`select indexname as name, indexdef as definition from pg_indexes where tablename = 'leak_records' and schemaname = current_schema()`.execute(db)).rows;
+    const partial = Object.fromEntries(definitions.map((d) => [d.name, /where\s+\(?\s*\(?\s*"?(\w+)"?\s+is\s+not\s+null/i.exec(d.definition)?.[1] ?? null]));
+    expect(partial).toMatchObject({
+      leak_records_email_idx: 'email',
+      leak_records_username_idx: 'username_lower',
+      leak_records_phone_idx: 'phone',
+      leak_records_domain_rev_idx: 'domain_rev',
+      leak_records_ip_key_idx: 'ip_key',
+      leak_records_sha1_idx: 'password_sha1',
+      leak_records_source_created_idx: null,
+    });
+    if (raw) {
+      // The searches' own shapes (=, in, ranges) are served by the partial indexes.
+      const plan = (q: string, ...params: unknown[]) => (raw.prepare(`explain query plan ${q}`).all(...params) as Array<{ detail: string }>).map((r) => r.detail).join(' | ');
+      expect(plan('select count(*) from leak_records where email = ?', 'x')).toContain('leak_records_email_idx');
+      expect(plan('select id from leak_records where username_lower = ? order by created_at desc, id desc limit 10', 'x')).toContain('leak_records_username_idx');
+      expect(plan('select count(*) from leak_records where phone in (?, ?)', '1', '+1')).toContain('leak_records_phone_idx');
+      expect(plan('select count(*) from leak_records where domain_rev >= ? and domain_rev < ?', 'a', 'b')).toContain('leak_records_domain_rev_idx');
+      expect(plan('select count(*) from leak_records where ip_key >= ? and ip_key <= ?', 'a', 'b')).toContain('leak_records_ip_key_idx');
+      expect(plan('select password_sha1, count(*) from leak_records where password_sha1 >= ? and password_sha1 < ? group by password_sha1', 'A', 'B')).toContain('leak_records_sha1_idx');
+    }
+    // Every record is still found by what it has.
+    const found = async (where: Record<string, unknown>) => (await leaks.search({ headers: {}, url: '/leaks/search/', query: where } as never, where as never)).count;
+    expect(await found({ email: 'full@sparse.example' })).toBe(1);
+    expect(await found({ username: 'only-a-name' })).toBe(1);
+    expect(await found({ phone: '441234567890' })).toBe(1);
+    expect(await found({ ip: '203.0.113.0/24' })).toBe(1);
+    expect(await found({ domain: 'sparse.example' })).toBe(2);
+    expect(await leaks.passwordRange(sha1Hex('hunter22').slice(0, 5))).toContain(`${sha1Hex('hunter22').slice(5)}:1`);
   });
 });

@@ -8,6 +8,7 @@ import * as m0006 from './migrations/0006_leak_search_words.js';
 import * as m0007 from './migrations/0007_leak_record_keys.js';
 import * as m0008 from './migrations/0008_leak_search_vocabulary.js';
 import * as m0009 from './migrations/0009_leak_fts_prefix_index.js';
+import * as m0010 from './migrations/0010_leak_lean_indexes.js';
 
 /** Listed in code, not read from a folder, so they run the same from src/ (tsx) and dist/. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -20,6 +21,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0007_leak_record_keys': m0007,
   '0008_leak_search_vocabulary': m0008,
   '0009_leak_fts_prefix_index': m0009,
+  '0010_leak_lean_indexes': m0010,
 };
 
 export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {

@@ -14,8 +14,8 @@ import { isPostgres } from './dialect.js';
  * PostgreSQL: nothing (prefixes are spelled out as words there, see migration 0008).
  */
 
-/** Creates the full-text table again with these extra FTS5 options and indexes every record. */
-async function recreate(db: Kysely<any>, options: string): Promise<void> {
+/** Creates the full-text table again with these extra FTS5 options and indexes every record (migration 0010 does it again). */
+export async function recreate(db: Kysely<any>, options: string): Promise<void> {
   // Kysely runs SQLite migrations outside a transaction: this is all or nothing by itself.
   await db.transaction().execute(async (trx) => {
     await sql`drop table leak_records_fts`.execute(trx);
