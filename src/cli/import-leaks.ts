@@ -5,6 +5,7 @@ import { SingleBar } from 'cli-progress';
 import type { RecordResult } from '../domain/leak-record.js';
 import type { IngestItem, IngestReport, LeaksService } from '../modules/leaks/leaks.service.js';
 import type { ImportFormat } from './import-items.js';
+import type { ReadJob } from './import-worker.js';
 
 export type { ImportFormat } from './import-items.js';
 
@@ -114,11 +115,18 @@ async function load(leaks: LeaksService, source: { id: string }, opts: ImportOpt
   return { ...report, seconds };
 }
 
-/**
- * Reading, parsing and normalising run in a worker thread (the import's second core); this thread
- * only writes. Batches are acknowledged as they are consumed, so at most a few wait in memory.
- */
-function startReader(file: string, format: ImportFormat, sourceId: string) {
+/** A reader thread that finished its last file cleanly, kept for the next import in this process. */
+let idleReader: Worker | null = null;
+/** Reader threads started by this process (for tests). */
+export const readerThreads = { started: 0 };
+
+function readerThread(): Worker {
+  if (idleReader) {
+    const worker = idleReader;
+    idleReader = null;
+    worker.ref();
+    return worker;
+  }
   const here = new URL(import.meta.url);
   const fromSource = here.pathname.endsWith('.ts');
   const entry = new URL(fromSource ? './import-worker.ts' : './import-worker.js', here);
@@ -126,33 +134,59 @@ function startReader(file: string, format: ImportFormat, sourceId: string) {
   const boot = fromSource
     ? `import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(entry.href)}); })`
     : `import(${JSON.stringify(entry.href)})`;
-  const worker = new Worker(boot, { eval: true, workerData: { file, format, sourceId } });
+  readerThreads.started++;
+  return new Worker(boot, { eval: true });
+}
+
+/**
+ * Reading, parsing and normalising run in a worker thread (the import's second core); this thread
+ * only writes. Batches are acknowledged as they are consumed, so at most a few wait in memory. A
+ * thread that read its file to the end waits, unreferenced (it keeps no process alive), for the
+ * next import; one stopped part-way is ended.
+ */
+function startReader(file: string, format: ImportFormat, sourceId: string) {
   const state = { bytesRead: 0 };
   async function* items(): AsyncGenerator<IngestItem> {
-    const queue: Array<{ type: string; items?: Array<{ index: number; result: RecordResult }>; bytesRead?: number; message?: string }> = [];
+    const worker = readerThread();
+    type Message = { type: string; items?: Array<{ index: number; result: RecordResult }>; bytesRead?: number; message?: string };
+    const queue: Message[] = [];
     let wake: (() => void) | null = null;
     let failed: Error | null = null;
-    worker.on('message', (m) => {
+    let finished = false;
+    const onMessage = (m: Message) => {
       queue.push(m);
       wake?.();
-    });
-    worker.on('error', (err) => {
+    };
+    const onError = (err: Error) => {
       failed = err;
       wake?.();
-    });
+    };
+    worker.on('message', onMessage);
+    worker.on('error', onError);
+    worker.postMessage({ type: 'read', file, format, sourceId } satisfies ReadJob);
     try {
       for (;;) {
         while (queue.length === 0 && !failed) await new Promise<void>((r) => (wake = r));
         if (failed) throw failed;
-        const m = queue.shift() as (typeof queue)[number];
-        if (m.type === 'done') return;
+        const m = queue.shift() as Message;
+        if (m.type === 'done') {
+          finished = true;
+          return;
+        }
         if (m.type === 'error') throw new ImportError(`cannot read ${file}: ${m.message}`);
         state.bytesRead = m.bytesRead ?? state.bytesRead;
         worker.postMessage('ack');
         for (const item of m.items ?? []) yield item;
       }
     } finally {
-      await worker.terminate();
+      worker.off('message', onMessage);
+      worker.off('error', onError);
+      if (finished && !idleReader) {
+        worker.unref();
+        idleReader = worker;
+      } else {
+        await worker.terminate();
+      }
     }
   }
   return {

@@ -56,6 +56,19 @@ describe('leak ingestion hooks and part-way failures', () => {
     expect(Number(await stored())).toBe(6);
   });
 
+  it('starts large batches at a thousand records and doubles them up to the size asked for', async () => {
+    const sizes: number[] = [];
+    t.services.leaks.ingestHooks.push(async (_trx, added) => {
+      sizes.push(added.length);
+      return { alerts: 0, exposures: 0 };
+    });
+    const processed: number[] = [];
+    const report = await t.services.leaks.ingest(sourceId, records(100_000, 116_000), actor, (_r, n) => processed.push(n), 10_000);
+    expect(report).toMatchObject({ accepted: 16_000, duplicates: 0 });
+    expect(sizes).toEqual([1000, 2000, 4000, 8000, 1000]);
+    expect(processed).toEqual([1000, 3000, 7000, 15_000, 16_000, 16_000]);
+  }, 60_000);
+
   it('keeps the batches committed before a failure, rolls back the failing one, and says where it stopped', async () => {
     let calls = 0;
     t.services.leaks.ingestHooks.push(async () => {

@@ -330,6 +330,10 @@ export class LeaksService {
     let batch: NormalisedRecord[] = [];
     let processed = 0;
     let committed = 0;
+    // Batches start at BATCH_SIZE and double up to batchSize: a large-batch import (the CLI's bulk
+    // load) starts writing after its first thousand records, not after the first ten thousand,
+    // while its reader thread prepares the next ones.
+    let limit = Math.min(batchSize, BATCH_SIZE);
     const flush = async () => {
       if (batch.length === 0) return;
       const records = batch;
@@ -357,7 +361,10 @@ export class LeaksService {
         continue;
       }
       batch.push(r.record);
-      if (batch.length >= batchSize) await flush();
+      if (batch.length >= limit) {
+        await flush();
+        limit = Math.min(batchSize, limit * 2);
+      }
     }
     await flush();
     committed = processed;

@@ -1,0 +1,46 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ImportError, importLeaks, readerThreads } from '../../src/cli/import-leaks.js';
+import { buildTestApp } from '../helpers/build-app.js';
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'threatmon-reader-'));
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+const quiet = () => fs.createWriteStream('/dev/null') as unknown as NodeJS.WriteStream;
+
+describe('import-leaks reader thread', () => {
+  it('is reused by the next import in the same process, each file keyed to its own source; one that failed is not', async () => {
+    const t = await buildTestApp();
+    try {
+      const { leaks } = t.services;
+      const file = (name: string, emails: string[]) => {
+        const f = path.join(dir, name);
+        fs.writeFileSync(f, emails.map((email) => JSON.stringify({ email })).join('\n'));
+        return f;
+      };
+      const a = file('a.ndjson', ['one@reader.example', 'two@reader.example']);
+      const b = file('b.ndjson', ['one@reader.example', 'three@reader.example', 'not an e-mail']);
+      const started = readerThreads.started;
+      const first = await importLeaks(leaks, { file: a, source: 'Reader A', createSource: true, progress: false, out: quiet() });
+      const second = await importLeaks(leaks, { file: b, source: 'Reader B', createSource: true, progress: false, out: quiet() });
+      expect(first).toMatchObject({ accepted: 2, duplicates: 0 });
+      // The same e-mail in another source is a record of that source, not a duplicate.
+      expect(second).toMatchObject({ accepted: 2, duplicates: 0 });
+      expect(second.rejected).toHaveLength(1);
+      expect(readerThreads.started - started).toBe(1);
+      const again = await importLeaks(leaks, { file: b, source: 'Reader B', progress: false, out: quiet() });
+      expect(again).toMatchObject({ accepted: 0, duplicates: 2 });
+      expect(readerThreads.started - started).toBe(1);
+
+      // A file that cannot be read: the error is the import's, and its thread is not kept.
+      await expect(importLeaks(leaks, { file: dir, source: 'Reader A', format: 'ndjson', progress: false, out: quiet() })).rejects.toThrow(ImportError);
+      expect(readerThreads.started - started).toBe(1);
+      expect(await importLeaks(leaks, { file: a, source: 'Reader A', progress: false, out: quiet() })).toMatchObject({ accepted: 0, duplicates: 2 });
+      expect(readerThreads.started - started).toBe(2);
+    } finally {
+      await t.close();
+    }
+  }, 60_000);
+});
