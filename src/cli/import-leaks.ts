@@ -148,7 +148,8 @@ function startReader(file: string, format: ImportFormat, sourceId: string) {
   const state = { bytesRead: 0 };
   async function* items(): AsyncGenerator<IngestItem> {
     const worker = readerThread();
-    type Message = { type: string; items?: Array<{ index: number; result: RecordResult }>; bytesRead?: number; message?: string };
+    // Each item carries the bytes of input it was read from: the writer cuts its batches by them too.
+    type Message = { type: string; items?: Array<{ index: number; result: RecordResult; bytes: number }>; bytesRead?: number; message?: string };
     const queue: Message[] = [];
     let wake: (() => void) | null = null;
     let failed: Error | null = null;

@@ -43,4 +43,35 @@ describe('import-leaks reader thread', () => {
       await t.close();
     }
   }, 60_000);
+
+  it('cuts batches by bytes as well as by records, so large records do not pile up', async () => {
+    const t = await buildTestApp();
+    try {
+      const { leaks } = t.services;
+      // 240 records of about 100 KB each (50 extra values of 2,000 characters): about 24 MB.
+      const f = path.join(dir, 'large.ndjson');
+      const fd = fs.openSync(f, 'w');
+      for (let i = 0; i < 240; i++) {
+        const extra = Object.fromEntries(Array.from({ length: 50 }, (_, k) => [`k${k}`, `${i}-${k}-`.padEnd(2000, 'x')]));
+        fs.writeSync(fd, `${JSON.stringify({ email: `large${i}@reader.example`, extra })}\n`);
+      }
+      fs.closeSync(fd);
+      const sizes: number[] = [];
+      leaks.ingestHooks.push(async (_trx, added) => {
+        sizes.push(added.length);
+        return { alerts: 0, exposures: 0 };
+      });
+      const report = await importLeaks(leaks, { file: f, source: 'Reader large', createSource: true, progress: false, bulk: false, out: quiet() });
+      expect(report).toMatchObject({ accepted: 240, duplicates: 0 });
+      expect(report.rejected).toEqual([]);
+      // 4 MiB of input a batch: about 41 of these records, not 1,000.
+      expect(sizes.reduce((a, b) => a + b, 0)).toBe(240);
+      expect(Math.max(...sizes)).toBeLessThanOrEqual(42);
+      expect(sizes.length).toBeGreaterThanOrEqual(6);
+      const stored = await t.db.selectFrom('leak_records').select('extra').where('email', '=', 'large239@reader.example').executeTakeFirstOrThrow();
+      expect(JSON.parse(stored.extra as string).k49).toBe('239-49-'.padEnd(2000, 'x'));
+    } finally {
+      await t.close();
+    }
+  }, 60_000);
 });

@@ -27,8 +27,17 @@ export type IngestHook = (trx: Kysely<DB>, records: InsertedRecord[], source: { 
 /** Per-organization figures shown in /leaks/stats/ that belong to the monitoring module. */
 export type OrgLeakFigures = (db: Kysely<DB>, orgId: string) => Promise<{ monitors: number; alerts_open: number; alerts_last_30_days: number }>;
 
-/** One record to ingest: raw (`value`), or already normalised elsewhere (`result`, e.g. by the CLI's reader thread; a `key` in it must be this source's). */
-export type IngestItem = { index: number; value: unknown; result?: undefined } | { index: number; result: RecordResult; value?: undefined };
+/**
+ * One record to ingest: raw (`value`), or already normalised elsewhere (`result`, e.g. by the CLI's
+ * reader thread, with the `bytes` of input it was read from; a `key` in it must be this source's).
+ */
+export type IngestItem = { index: number; value: unknown; result?: undefined; bytes?: undefined } | { index: number; result: RecordResult; value?: undefined; bytes?: number };
+
+/**
+ * A batch is written once it holds this many bytes of input, however few records that is: memory
+ * stays flat when records are large (an `extra` may hold 50 values of 2,048 characters).
+ */
+export const MAX_BATCH_BYTES = 4 * 1024 * 1024;
 
 export interface IngestReport {
   accepted: number;
@@ -334,10 +343,12 @@ export class LeaksService {
     // load) starts writing after its first thousand records, not after the first ten thousand,
     // while its reader thread prepares the next ones.
     let limit = Math.min(batchSize, BATCH_SIZE);
+    let batchBytes = 0;
     const flush = async () => {
       if (batch.length === 0) return;
       const records = batch;
       batch = [];
+      batchBytes = 0;
       try {
         await this.storeBatch(source, records, report);
       } catch (err) {
@@ -352,7 +363,7 @@ export class LeaksService {
       this.deps.metrics.ingested.inc({ outcome: 'processed' }, records.length);
       onBatch?.(report, processed);
     };
-    for await (const { index, value, result } of items) {
+    for await (const { index, value, result, bytes } of items) {
       processed++;
       const r = result ?? recordResult(value);
       if (!r.ok) {
@@ -361,7 +372,8 @@ export class LeaksService {
         continue;
       }
       batch.push(r.record);
-      if (batch.length >= limit) {
+      batchBytes += bytes ?? 0;
+      if (batch.length >= limit || batchBytes >= MAX_BATCH_BYTES) {
         await flush();
         limit = Math.min(batchSize, limit * 2);
       }

@@ -34,15 +34,18 @@ const NEWLINE = 0x0a;
 export class NdjsonLines {
   private rest: Buffer | null = null;
 
-  /** The values of the complete lines this chunk ends. */
-  push(chunk: Buffer): unknown[] {
+  /** The values of the complete lines this chunk ends; `sizes`, if given, gets each line's length in bytes. */
+  push(chunk: Buffer, sizes?: number[]): unknown[] {
     const buf = this.rest ? Buffer.concat([this.rest, chunk]) : chunk;
     this.rest = null;
     const out: unknown[] = [];
     let start = 0;
     for (let nl = buf.indexOf(NEWLINE); nl !== -1; nl = buf.indexOf(NEWLINE, start)) {
       const line = buf.toString('utf8', start, nl).trim();
-      if (line) out.push(parseLine(line));
+      if (line) {
+        out.push(parseLine(line));
+        sizes?.push(nl + 1 - start);
+      }
       start = nl + 1;
     }
     if (start < buf.length) this.rest = Buffer.from(buf.subarray(start));
@@ -50,8 +53,9 @@ export class NdjsonLines {
   }
 
   /** The value of a last line with no newline after it, if any. */
-  end(): unknown[] {
+  end(sizes?: number[]): unknown[] {
     const line = this.rest ? this.rest.toString('utf8').trim() : '';
+    if (line) sizes?.push(this.rest?.length ?? 0);
     this.rest = null;
     return line ? [parseLine(line)] : [];
   }
