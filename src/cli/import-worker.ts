@@ -36,15 +36,14 @@ export interface ReadJob {
 }
 
 const port = parentPort as NonNullable<typeof parentPort>;
-let inFlight = 0;
-/** The input bytes of each batch sent and not yet acknowledged, oldest first. */
-const inFlightBytes: number[] = [];
+/** The input bytes of each batch sent and not yet acknowledged, oldest first (its length: the batches waiting). */
+const inFlight: number[] = [];
+/** Their sum. */
 let waitingBytes = 0;
 let resume: (() => void) | null = null;
 port.on('message', (m: 'ack' | ReadJob) => {
   if (m === 'ack') {
-    inFlight--;
-    waitingBytes -= inFlightBytes.shift() ?? 0;
+    waitingBytes -= inFlight.shift() ?? 0;
     resume?.();
     resume = null;
     return;
@@ -53,16 +52,14 @@ port.on('message', (m: 'ack' | ReadJob) => {
 });
 
 async function read({ file, format, sourceId }: ReadJob) {
-  inFlight = 0;
-  inFlightBytes.length = 0;
+  inFlight.length = 0;
   waitingBytes = 0;
   let batch: Array<{ index: number; result: RecordResult; bytes: number }> = [];
   let batchBytes = 0;
   let index = 0;
   const send = async (bytesRead: number) => {
-    while (inFlight > 0 && (inFlight >= MAX_IN_FLIGHT || waitingBytes + batchBytes > MAX_IN_FLIGHT_BYTES)) await new Promise<void>((r) => (resume = r));
-    inFlight++;
-    inFlightBytes.push(batchBytes);
+    while (inFlight.length > 0 && (inFlight.length >= MAX_IN_FLIGHT || waitingBytes + batchBytes > MAX_IN_FLIGHT_BYTES)) await new Promise<void>((r) => (resume = r));
+    inFlight.push(batchBytes);
     waitingBytes += batchBytes;
     port.postMessage({ type: 'batch', items: batch, bytesRead });
     batch = [];

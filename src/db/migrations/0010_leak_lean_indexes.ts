@@ -45,21 +45,23 @@ async function redefine(db: Kysely<any>, partial: boolean): Promise<void> {
   if (setAside) await sql`update leak_bulk_loads set dropped_indexes = ${JSON.stringify(setAside)}`.execute(db);
 }
 
-export async function up(db: Kysely<any>): Promise<void> {
+/**
+ * Sets the indexes up as partial (up) or whole (down), and SQLite's full-text table with these FTS5
+ * options. The migrator runs each migration in a transaction on PostgreSQL, not on SQLite.
+ */
+async function apply(db: Kysely<any>, partial: boolean, ftsOptions: string): Promise<void> {
   if (isPostgres(db)) {
-    // The migrator runs each migration in a transaction on PostgreSQL.
-    await redefine(db, true);
+    await redefine(db, partial);
     return;
   }
-  await db.transaction().execute((trx) => redefine(trx, true));
-  await recreate(db, ", prefix='3', columnsize=0");
+  await db.transaction().execute((trx) => redefine(trx, partial));
+  await recreate(db, ftsOptions);
+}
+
+export async function up(db: Kysely<any>): Promise<void> {
+  await apply(db, true, ", prefix='3', columnsize=0");
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  if (isPostgres(db)) {
-    await redefine(db, false);
-    return;
-  }
-  await db.transaction().execute((trx) => redefine(trx, false));
-  await recreate(db, ", prefix='3'");
+  await apply(db, false, ", prefix='3'");
 }
