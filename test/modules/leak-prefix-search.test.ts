@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { parseFullText } from '../../src/domain/leak-record.js';
 import type { User } from '../../src/modules/users/users.repository.js';
 import { buildTestApp, json, type TestApp } from '../helpers/build-app.js';
@@ -68,5 +68,21 @@ describe('full-text prefixes', () => {
     // A prefix that matches nothing still validates the rest of the query, and pages past the end are 404.
     expect((await search('?q=zorbz*&email=not-an-email')).statusCode).toBe(400);
     expect((await search('?q=zorbz*&page=2')).statusCode).toBe(404);
+  });
+
+  it('checks every parameter before it looks a prefix up', async () => {
+    const spy = vi.spyOn(t.services.leaks, 'expandPrefixes');
+    try {
+      for (const qs of ['?q=zorb*&email=not-an-email', '?q=zorb*&ip=300.1.1.1', '?q=zorb*&domain=-bad-', '?q=zorb*&phone=12']) {
+        const res = await search(qs);
+        expect(res.statusCode, qs).toBe(400);
+        expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+      }
+      expect(spy).not.toHaveBeenCalled();
+      expect((await search('?q=zorb*')).statusCode).toBe(200);
+      expect(spy).toHaveBeenCalledTimes(1);
+    } finally {
+      spy.mockRestore();
+    }
   });
 });

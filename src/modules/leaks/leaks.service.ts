@@ -543,9 +543,15 @@ export class LeaksService {
   async search(request: FastifyRequest, query: ListQuery): Promise<Page<LeakRecordOut>> {
     assertHasCriterion(query);
     const { page, pageSize } = pageParams(query);
+    const ctx: LeakSearchContext = { dialect: this.deps.database.dialect };
+    // Every parameter is checked (a bad one is a 400) before anything is read, then prefixes are
+    // spelled out (PostgreSQL) and the criteria applied again with them.
+    let filtered = leakSearch.filter(this.db.selectFrom('leak_records'), query, ctx);
     const fullText = given(query.q) ? await this.expandPrefixes(parseFullText(String(query.q))) : undefined;
-    const ctx: LeakSearchContext = { dialect: this.deps.database.dialect, fullText };
-    const filtered = leakSearch.filter(this.db.selectFrom('leak_records'), query, ctx);
+    if (fullText?.some((t) => t.completions)) {
+      const expanded: LeakSearchContext = { ...ctx, fullText };
+      filtered = leakSearch.filter(this.db.selectFrom('leak_records'), query, expanded);
+    }
     // A prefix no word of the index starts with: nothing matches, and there is nothing to run.
     if (fullText?.some((t) => t.completions?.length === 0)) return this.pageOfRows(request, { count: 0, rows: [] }, page, pageSize);
     const pageOf = (qb: typeof filtered) => leakSearch.order(qb, query).limit(pageSize).offset((page - 1) * pageSize);
