@@ -326,14 +326,12 @@ function completed(t: FullTextTerm, completions: string[]): string[][] {
   return completions.map((c) => [...t.words.slice(0, -1), c]);
 }
 
-/** SQLite FTS5 query: terms AND-ed (explicitly: FTS5 joins a parenthesised group to the next term only so), a completed prefix as its phrases OR-ed. */
+/**
+ * SQLite FTS5 query: terms AND-ed, a prefix as FTS5's own (SQLite gains nothing from spelling
+ * prefixes out, see LeaksService.expandPrefixes, so completions are not used here).
+ */
 export function ftsQuery(terms: FullTextTerm[]): string {
-  return terms
-    .map((t) => {
-      if (t.kind === 'prefix' && t.completions?.length) return `(${completed(t, t.completions).map((ws) => `"${ws.join(' ')}"`).join(' OR ')})`;
-      return `"${t.words.join(' ')}"${t.kind === 'prefix' ? '*' : ''}`;
-    })
-    .join(' AND ');
+  return terms.map((t) => `"${t.words.join(' ')}"${t.kind === 'prefix' ? '*' : ''}`).join(' AND ');
 }
 
 /** PostgreSQL tsquery: terms AND-ed, phrases with <->, a completed prefix as its phrases OR-ed. */
