@@ -52,6 +52,17 @@ describe('leak corpus bulk loads', () => {
     const insertTrigger = () => t.app.deps.database.sqlite?.prepare("select sql from sqlite_master where type = 'trigger' and name = 'leak_records_fts_insert'").get();
     const trigger = insertTrigger();
     expect(trigger).toBeTruthy();
+    // What the load and its rebuild change for itself (sorter threads and memory, FTS5's pending-terms size)
+    // is put back as it was, a hashsize set by hand included.
+    const raw = t.app.deps.database.sqlite;
+    if (!raw) throw new Error('SQLite only');
+    raw.exec("insert into leak_records_fts (leak_records_fts, rank) values ('hashsize', 2097152)");
+    const settings = () => ({
+      pragmas: ['threads', 'temp_store', 'cache_size'].map((p) => raw.pragma(p, { simple: true })),
+      hashsize: raw.prepare("select v from leak_records_fts_config where k = 'hashsize'").get(),
+    });
+    const settingsBefore = settings();
+    expect(settingsBefore.hashsize).toEqual({ v: 2097152 });
     leaks.beginBulkLoad();
     leaks.beginBulkLoad(); // a second import joins the load in progress
     expect(indexes()).toEqual([]);
@@ -71,6 +82,7 @@ describe('leak corpus bulk loads', () => {
     const steps: string[] = [];
     expect(leaks.finishBulkLoad((step) => steps.push(step))).toBe(true);
     expect(steps).toContain('full-text index');
+    expect(settings()).toEqual(settingsBefore);
     expect(indexes()).toEqual(before);
     expect(insertTrigger()).toEqual(trigger);
     expect(await found('?q=zebulon')).toBe(1);
