@@ -57,11 +57,11 @@ async function read({ file, format, sourceId }: ReadJob) {
   let batch: Array<{ index: number; result: RecordResult; bytes: number }> = [];
   let batchBytes = 0;
   let index = 0;
-  const send = async (bytesRead: number) => {
+  const send = async () => {
     while (inFlight.length > 0 && (inFlight.length >= MAX_IN_FLIGHT || waitingBytes + batchBytes > MAX_IN_FLIGHT_BYTES)) await new Promise<void>((r) => (resume = r));
     inFlight.push(batchBytes);
     waitingBytes += batchBytes;
-    port.postMessage({ type: 'batch', items: batch, bytesRead });
+    port.postMessage({ type: 'batch', items: batch });
     batch = [];
     batchBytes = 0;
   };
@@ -83,7 +83,7 @@ async function read({ file, format, sourceId }: ReadJob) {
       for await (const chunk of stream) {
         sizes.length = 0;
         const values = lines.push(chunk as Buffer, sizes);
-        for (let i = 0; i < values.length; i++) if (add(values[i], sizes[i] as number)) await send(stream.bytesRead);
+        for (let i = 0; i < values.length; i++) if (add(values[i], sizes[i] as number)) await send();
       }
       sizes.length = 0;
       const last = lines.end(sizes);
@@ -94,10 +94,10 @@ async function read({ file, format, sourceId }: ReadJob) {
       for await (const { value } of readItems(stream, format)) {
         const bytes = stream.bytesRead - counted;
         counted = stream.bytesRead;
-        if (add(value, bytes)) await send(stream.bytesRead);
+        if (add(value, bytes)) await send();
       }
     }
-    if (batch.length) await send(stream.bytesRead);
+    if (batch.length) await send();
     port.postMessage({ type: 'done' });
   } catch (err) {
     port.postMessage({ type: 'error', message: err instanceof Error ? err.message : String(err) });

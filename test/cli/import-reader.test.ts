@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { Writable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ImportError, importLeaks, readerThreads } from '../../src/cli/import-leaks.js';
 import { buildTestApp } from '../helpers/build-app.js';
@@ -61,8 +62,23 @@ describe('import-leaks reader thread', () => {
         sizes.push(added.length);
         return { alerts: 0, exposures: 0 };
       });
-      const report = await importLeaks(leaks, { file: f, source: 'Reader large', createSource: true, progress: false, bulk: false, out: quiet() });
+      let printed = '';
+      const out = new Writable({
+        write(chunk, _encoding, done) {
+          printed += String(chunk);
+          done();
+        },
+      }) as unknown as NodeJS.WriteStream;
+      const report = await importLeaks(leaks, { file: f, source: 'Reader large', createSource: true, progress: false, bulk: false, out });
       expect(report).toMatchObject({ accepted: 240, duplicates: 0 });
+      // The progress line (not a terminal: the first batch's, then one every 5 s) counts the input of
+      // the records stored, not what the reader has read ahead: records all the same size, so the
+      // share of the file is the share of the records.
+      const line = /^(\d+) records \((\d+)%\), \d+ rec\/s$/m.exec(printed);
+      expect(line, printed).toBeTruthy();
+      const [first, percent] = [Number(line?.[1]), Number(line?.[2])];
+      expect(first).toBeLessThanOrEqual(42);
+      expect(Math.abs(percent - (first / 240) * 100)).toBeLessThanOrEqual(1);
       expect(report.rejected).toEqual([]);
       // 4 MiB of input a batch: about 41 of these records, not 1,000.
       expect(sizes.reduce((a, b) => a + b, 0)).toBe(240);

@@ -331,13 +331,15 @@ export class LeaksService {
     sourceId: string,
     items: AsyncIterable<IngestItem> | Iterable<IngestItem>,
     actor: { p: Principal | null; ip: string | null },
-    onBatch?: (report: IngestReport, processed: number) => void,
+    /** After each committed batch: the records processed so far, and the input bytes they came from (items' `bytes`). */
+    onBatch?: (report: IngestReport, processed: number, processedBytes: number) => void,
     batchSize = BATCH_SIZE,
   ): Promise<IngestReport> {
     const source = await this.getSource(sourceId);
     const report: IngestReport = { accepted: 0, duplicates: 0, rejected: [], alerts_raised: 0, exposures_found: 0 };
     let batch: NormalisedRecord[] = [];
     let processed = 0;
+    let processedBytes = 0;
     let committed = 0;
     // Batches start at BATCH_SIZE and double up to batchSize: a large-batch import (the CLI's bulk
     // load) starts writing after its first thousand records, not after the first ten thousand,
@@ -361,10 +363,11 @@ export class LeaksService {
       }
       committed = processed;
       this.deps.metrics.ingested.inc({ outcome: 'processed' }, records.length);
-      onBatch?.(report, processed);
+      onBatch?.(report, processed, processedBytes);
     };
     for await (const { index, value, result, bytes } of items) {
       processed++;
+      processedBytes += bytes ?? 0;
       const r = result ?? recordResult(value);
       if (!r.ok) {
         if (report.rejected.length < MAX_REPORTED_REJECTIONS) report.rejected.push({ index, errors: r.errors });
@@ -380,7 +383,7 @@ export class LeaksService {
     }
     await flush();
     committed = processed;
-    onBatch?.(report, processed);
+    onBatch?.(report, processed, processedBytes);
     this.deps.metrics.ingested.inc({ outcome: 'accepted' }, report.accepted);
     this.deps.metrics.ingested.inc({ outcome: 'rejected' }, report.rejected.length);
     await this.audit.recordAs(this.db, actor, {
