@@ -267,18 +267,26 @@ export function recordKey(sourceId: string, fingerprint: string): Buffer {
 }
 let lastPrefix: { sourceId: string; prefix: Buffer } | undefined;
 
-/** Data classes a record carries, for the statistics. */
-export function dataClassesOf(r: NormalisedRecord): DataClass[] {
-  const out: DataClass[] = [];
-  if (r.email) out.push('email');
-  if (r.username) out.push('username');
-  if (r.password_sha1) out.push('password');
-  if (r.ip) out.push('ip');
-  if (r.phone) out.push('phone');
-  if (r.full_name) out.push('name');
-  if (Object.keys(r.extra).length) out.push('other');
-  return out;
+/** What the data classes are read from: a normalised record, or a stored row (extra as JSON text). */
+export type ClassedRecord = Pick<NormalisedRecord, 'email' | 'username' | 'password_sha1' | 'ip' | 'phone' | 'full_name'> & { extra: string | Record<string, string> };
+
+/** Extra fields present: an object with a key, or stored JSON other than `{}`. */
+function hasExtra(extra: string | Record<string, string>): boolean {
+  if (typeof extra === 'string') return extra !== '{}' && extra !== '';
+  for (const _ in extra) return true;
+  return false;
 }
+
+/** Each data class a record can carry, with the test that says it does (in DATA_CLASSES order), for the statistics. */
+export const DATA_CLASS_TESTS: ReadonlyArray<readonly [DataClass, (r: ClassedRecord) => boolean]> = [
+  ['email', (r) => Boolean(r.email)],
+  ['username', (r) => Boolean(r.username)],
+  ['password', (r) => Boolean(r.password_sha1)],
+  ['ip', (r) => Boolean(r.ip)],
+  ['phone', (r) => Boolean(r.phone)],
+  ['name', (r) => Boolean(r.full_name)],
+  ['other', (r) => hasExtra(r.extra)],
+];
 
 export interface FullTextTerm {
   kind: 'word' | 'prefix' | 'phrase';

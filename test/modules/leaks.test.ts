@@ -110,14 +110,39 @@ describe('leak corpus', () => {
     it('stores large NDJSON streams in batches', async () => {
       const big = await t.as(staff, { method: 'POST', url: '/api/v1/leaks/sources/', payload: { name: 'Big one' } });
       const id = json(big).id;
-      const body = Array.from({ length: 2500 }, (_, i) => JSON.stringify({ email: `user${i}@big.example`, password: `pw-${i % 100}` })).join('\n');
+      const counters = async () =>
+        Object.fromEntries((await t.db.selectFrom('leak_counters').select(['key', 'n']).where('n', '!=', 0).orderBy('key').execute()).map((c) => [c.key, Number(c.n)]));
+      const before = await counters();
+      const body = Array.from({ length: 2500 }, (_, i) =>
+        JSON.stringify({
+          email: `user${i}@big.example`,
+          password: `pw-${i % 100}`,
+          ...(i % 3 === 0 ? { extra: { note: `n${i}` } } : {}),
+          ...(i % 5 === 0 ? { username: `big${i}`, phone: `+4420${String(i).padStart(7, '0')}` } : {}),
+          ...(i % 2 === 0 ? { leaked_at: `2025-0${1 + (i % 9)}-15` } : {}),
+        }),
+      ).join('\n');
       const res = await t.as(staff, { method: 'POST', url: `/api/v1/leaks/sources/${id}/records/`, headers: { 'content-type': 'application/x-ndjson' }, payload: body });
       expect(json(res)).toMatchObject({ accepted: 2500, duplicates: 0, rejected: [] });
       expect(json(await search(`?source=${id}&page_size=1`)).count).toBe(2500);
+      // Counted on ingest: each class, passwords, and the month leaked (else the source's breach date: none here).
+      const added = Object.fromEntries(Object.entries(await counters()).map(([k, n]) => [k, n - (before[k] ?? 0)]).filter(([, n]) => n !== 0));
+      expect(added).toEqual({
+        total: 2500,
+        'class:email': 2500,
+        'class:password': 2500,
+        with_password: 2500,
+        'class:other': 834,
+        'class:username': 500,
+        'class:phone': 500,
+        ...Object.fromEntries(Array.from({ length: 9 }, (_, m) => [`month:2025-0${m + 1}`, Array.from({ length: 2500 }, (_, i) => i).filter((i) => i % 2 === 0 && i % 9 === m).length])),
+      });
       const del = await t.as(staff, { method: 'DELETE', url: `/api/v1/leaks/sources/${id}/` });
       expect(del.statusCode).toBe(204);
       expect(await t.db.selectFrom('leak_records').select('id').where('source_id', '=', id).execute()).toHaveLength(0);
       expect(json(await t.as(viewer, { method: 'GET', url: '/api/v1/leaks/stats/' })).total_records).toBe(7);
+      // Deleting the source takes every counter back where it was.
+      expect(await counters()).toEqual(before);
     });
 
     it('is for staff only, on an existing source, within the size limits', async () => {

@@ -3,7 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import { type Insertable, type Kysely, type QueryCreator, type Selectable, sql } from 'kysely';
 import type { DB, LeakRecordsTable, LeakSourcesTable } from '../../db/schema.js';
 import type { AppDeps } from '../../deps.js';
-import { DATA_CLASSES, dataClassesOf, type FullTextTerm, type NormalisedRecord, parseFullText, prefixEnd, type RecordResult, recordKey, sha1Hex } from '../../domain/leak-record.js';
+import { type ClassedRecord, DATA_CLASSES, DATA_CLASS_TESTS, type FullTextTerm, type NormalisedRecord, parseFullText, prefixEnd, type RecordResult, recordKey, sha1Hex } from '../../domain/leak-record.js';
 import type { Principal } from '../../http/auth.js';
 import { AppError, conflict, type FieldError, notFound } from '../../http/errors.js';
 import { envelope, given, invalidPage, type ListQuery, Listing, onlyParams, type Page, pageParams } from '../../http/listing.js';
@@ -246,11 +246,7 @@ export class LeaksService {
           .execute();
         if (rows.length === 0) return true;
         await trx.deleteFrom('leak_records').where('id', 'in', rows.map((r) => r.id)).execute();
-        const deltas = new Map<string, number>();
-        for (const r of rows) {
-          for (const key of this.counterKeys(r, source.breach_date)) deltas.set(key, (deltas.get(key) ?? 0) - 1);
-        }
-        await this.bumpCounters(trx, deltas);
+        await this.bumpCounters(trx, this.counterDeltas(rows, source.breach_date, -1));
         await this.bumpCounters(trx, this.domainDeltas(rows, -1), 'leak_domain_counts');
         return false;
       });
@@ -265,16 +261,31 @@ export class LeaksService {
 
   // --- ingestion ---
 
-  private counterKeys(
-    r: { email: string | null; username: string | null; ip: string | null; phone: string | null; full_name: string | null; password_sha1: string | null; extra: string | Record<string, string>; leaked_at: string | null },
-    breachDate: string | null,
-  ): string[] {
-    const classes = typeof r.extra === 'string' ? dataClassesOf({ ...r, extra: JSON.parse(r.extra) } as NormalisedRecord) : dataClassesOf(r as NormalisedRecord);
-    const keys = ['total', ...classes.map((c) => `class:${c}`)];
-    if (r.password_sha1) keys.push('with_password');
-    const when = r.leaked_at ?? breachDate;
-    if (when) keys.push(`month:${when.slice(0, 7)}`);
-    return keys;
+  /**
+   * The corpus counter changes of records added (+1) or removed (-1): total, each data class,
+   * with_password, and the month leaked (else the source's breach date). Counted per batch, keys
+   * made once: building each record's keys was about a twentieth of a bulk load's writing.
+   */
+  private counterDeltas(records: Array<ClassedRecord & { leaked_at: string | null }>, breachDate: string | null, sign: 1 | -1): Map<string, number> {
+    const classes = DATA_CLASS_TESTS.map(() => 0);
+    let withPassword = 0;
+    const months = new Map<string, number>();
+    for (const r of records) {
+      DATA_CLASS_TESTS.forEach(([, has], i) => {
+        if (has(r)) classes[i] = (classes[i] as number) + 1;
+      });
+      if (r.password_sha1) withPassword++;
+      const when = r.leaked_at ?? breachDate;
+      if (when) {
+        const month = when.slice(0, 7);
+        months.set(month, (months.get(month) ?? 0) + 1);
+      }
+    }
+    const deltas = new Map<string, number>([['total', sign * records.length]]);
+    DATA_CLASS_TESTS.forEach(([c], i) => deltas.set(`class:${c}`, sign * (classes[i] as number)));
+    deltas.set('with_password', sign * withPassword);
+    for (const [month, n] of months) deltas.set(`month:${month}`, sign * n);
+    return deltas;
   }
 
   /** Adds `deltas` to the corpus counters, or (domains) to the per-domain counts. */
@@ -438,9 +449,7 @@ export class LeaksService {
         });
         if (inserted.length) await this.addWords(trx, inserted);
       }
-      const deltas = new Map<string, number>();
-      for (const r of inserted) for (const key of this.counterKeys(r, source.breach_date)) deltas.set(key, (deltas.get(key) ?? 0) + 1);
-      await this.bumpCounters(trx, deltas);
+      await this.bumpCounters(trx, this.counterDeltas(inserted, source.breach_date, 1));
       await this.bumpCounters(trx, this.domainDeltas(inserted, 1), 'leak_domain_counts');
       if (inserted.length) {
         await trx
