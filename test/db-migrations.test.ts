@@ -21,6 +21,17 @@ describe('data migrations', () => {
     for (const c of cleanup) await c();
   });
 
+  /** A new database migrated up to `first` (not included), holding one leak source, with the leak service over it. */
+  async function beforeMigration(first: string, source: { id: string; name: string }) {
+    const deps = createDeps(loadConfig({ THREATMON_DATABASE_URL: await testDatabaseUrl(), THREATMON_JWT_SECRET: JWT_SECRET }));
+    cleanup.push(() => deps.database.close());
+    const db = deps.database.db as unknown as Kysely<any>;
+    await migrateUntil(db, first);
+    const now = new Date().toISOString();
+    await db.insertInto('leak_sources').values({ ...source, description: '', data_classes: '[]', is_verified: false, created_at: now, updated_at: now }).execute();
+    return { db, raw: deps.database.sqlite, leaks: createServices(deps).leaks, actor: { p: null, ip: null } };
+  }
+
   it('0005 counts the records of each domain, 0006 rewrites full-text words of existing records, 0008 gathers their words (PostgreSQL)', async () => {
     const deps = createDeps(loadConfig({ THREATMON_DATABASE_URL: await testDatabaseUrl() }));
     cleanup.push(() => deps.database.close());
@@ -146,16 +157,9 @@ describe('data migrations', () => {
     expect(Buffer.from(keys[0]?.fingerprint ?? []).subarray(0, 4)).not.toEqual(Buffer.from(keys[1]?.fingerprint ?? []).subarray(0, 4));
   });
   it.skipIf(Boolean(TEST_PG_URL))('0009 (SQLite) rebuilds the full-text index with three-letter prefixes, a bulk load in progress included once', async () => {
-    const deps = createDeps(loadConfig({ THREATMON_DATABASE_URL: await testDatabaseUrl(), THREATMON_JWT_SECRET: JWT_SECRET }));
-    cleanup.push(() => deps.database.close());
-    const raw = deps.database.sqlite as NonNullable<typeof deps.database.sqlite>;
-    const db = deps.database.db as unknown as Kysely<any>;
-    await migrateUntil(db, '0009');
-    const now = new Date().toISOString();
     const sourceId = '00000000-0000-7000-8000-00000000000c';
-    await db.insertInto('leak_sources').values({ id: sourceId, name: 'Prefixes', description: '', data_classes: '[]', is_verified: false, created_at: now, updated_at: now }).execute();
-    const { leaks } = createServices(deps);
-    const actor = { p: null, ip: null };
+    const { db, raw: sqlite, leaks, actor } = await beforeMigration('0009', { id: sourceId, name: 'Prefixes' });
+    const raw = sqlite as NonNullable<typeof sqlite>;
     const records = (...emails: string[]) => emails.map((email, index) => ({ index, value: { email } }));
     await leaks.ingest(sourceId, records('jamie@prefix.example', 'james@prefix.example'), actor);
     leaks.beginBulkLoad();
@@ -181,16 +185,8 @@ describe('data migrations', () => {
   });
 
   it('0010 leaves records without a value out of the exact-match indexes, which still serve each search; SQLite drops full-text column sizes, a bulk load in progress included', async () => {
-    const deps = createDeps(loadConfig({ THREATMON_DATABASE_URL: await testDatabaseUrl(), THREATMON_JWT_SECRET: JWT_SECRET }));
-    cleanup.push(() => deps.database.close());
-    const raw = deps.database.sqlite;
-    const db = deps.database.db as unknown as Kysely<any>;
-    await migrateUntil(db, '0010');
-    const now = new Date().toISOString();
     const sourceId = '00000000-0000-7000-8000-00000000000d';
-    await db.insertInto('leak_sources').values({ id: sourceId, name: 'Sparse', description: '', data_classes: '[]', is_verified: false, created_at: now, updated_at: now }).execute();
-    const { leaks } = createServices(deps);
-    const actor = { p: null, ip: null };
+    const { db, raw, leaks, actor } = await beforeMigration('0010', { id: sourceId, name: 'Sparse' });
     const values = [
       { email: 'full@sparse.example', username: 'Full', phone: '+441234567890', ip: '203.0.113.7', password: 'hunter22' },
       { email: 'bare@sparse.example' },
