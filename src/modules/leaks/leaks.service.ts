@@ -268,13 +268,11 @@ export class LeaksService {
    */
   private counterDeltas(records: Array<ClassedRecord & { leaked_at: string | null }>, breachDate: string | null, sign: 1 | -1): Map<string, number> {
     const classes = DATA_CLASS_TESTS.map(() => 0);
-    let withPassword = 0;
     const months = new Map<string, number>();
     for (const r of records) {
       DATA_CLASS_TESTS.forEach(([, has], i) => {
         if (has(r)) classes[i] = (classes[i] as number) + 1;
       });
-      if (r.password_sha1) withPassword++;
       const when = r.leaked_at ?? breachDate;
       if (when) {
         const month = when.slice(0, 7);
@@ -283,7 +281,8 @@ export class LeaksService {
     }
     const deltas = new Map<string, number>([['total', sign * records.length]]);
     DATA_CLASS_TESTS.forEach(([c], i) => deltas.set(`class:${c}`, sign * (classes[i] as number)));
-    deltas.set('with_password', sign * withPassword);
+    // Records with a password are those of the password class.
+    deltas.set('with_password', deltas.get('class:password') as number);
     for (const [month, n] of months) deltas.set(`month:${month}`, sign * n);
     return deltas;
   }
