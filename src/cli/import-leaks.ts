@@ -177,7 +177,13 @@ function startReader(file: string, format: ImportFormat, sourceId: string) {
         }
         if (m.type === 'error') throw new ImportError(`cannot read ${file}: ${m.message}`);
         worker.postMessage('ack');
-        for (const item of m.items ?? []) yield item;
+        const batch = m.items ?? [];
+        for (let i = 0; i < batch.length; i++) {
+          const item: IngestItem = batch[i] as NonNullable<Message['items']>[number];
+          // Nothing more has arrived: let the writer commit what it holds (see ingest()).
+          if (i === batch.length - 1 && queue.length === 0) item.pause = true;
+          yield item;
+        }
       }
     } finally {
       worker.off('message', onMessage);

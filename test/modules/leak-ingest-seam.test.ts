@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '../../src/http/errors.js';
-import type { IngestHook, InsertedRecord } from '../../src/modules/leaks/leaks.service.js';
+import { normaliseRecord } from '../../src/domain/leak-record.js';
+import type { IngestHook, IngestItem, InsertedRecord } from '../../src/modules/leaks/leaks.service.js';
 import type { User } from '../../src/modules/users/users.repository.js';
 import { buildTestApp, json, type TestApp } from '../helpers/build-app.js';
 
@@ -67,6 +68,27 @@ describe('leak ingestion hooks and part-way failures', () => {
     expect(report).toMatchObject({ accepted: 16_000, duplicates: 0 });
     expect(sizes).toEqual([1000, 2000, 4000, 8000, 1000]);
     expect(processed).toEqual([1000, 3000, 7000, 15_000, 16_000, 16_000]);
+  }, 60_000);
+
+  it('writes what it holds, from a thousand records, when the producer pauses', async () => {
+    const sizes: number[] = [];
+    t.services.leaks.ingestHooks.push(async (_trx, added) => {
+      sizes.push(added.length);
+      return { alerts: 0, exposures: 0 };
+    });
+    const processed: number[] = [];
+    // The CLI's reader marks the last item it has ready. Pauses at 500 (too few to write), at 2,500
+    // (a rejected record: its batch is written all the same) and at 4,000.
+    const items: IngestItem[] = records(200_000, 205_000).map(({ index, value }, i) => ({
+      index,
+      result: normaliseRecord(i === 2499 ? { email: 'not an address' } : value),
+      pause: i === 499 || i === 2499 || i === 3999,
+    }));
+    const report = await t.services.leaks.ingest(sourceId, items, actor, (_r, n) => processed.push(n), 10_000);
+    expect(report).toMatchObject({ accepted: 4999, duplicates: 0 });
+    expect(report.rejected.map((r) => r.index)).toEqual([202_499]);
+    expect(processed).toEqual([1000, 2500, 4000, 5000, 5000]);
+    expect(sizes).toEqual([1000, 1499, 1500, 1000]);
   }, 60_000);
 
   it('keeps the batches committed before a failure, rolls back the failing one, and says where it stopped', async () => {

@@ -31,7 +31,19 @@ export type OrgLeakFigures = (db: Kysely<DB>, orgId: string) => Promise<{ monito
  * One record to ingest: raw (`value`), or already normalised elsewhere (`result`, e.g. by the CLI's
  * reader thread, with the `bytes` of input it was read from; a `key` in it must be this source's).
  */
-export type IngestItem = { index: number; value: unknown; result?: undefined; bytes?: undefined } | { index: number; result: RecordResult; value?: undefined; bytes?: number };
+export type IngestItem =
+  | { index: number; value: unknown; result?: undefined; bytes?: undefined; pause?: undefined }
+  | {
+      index: number;
+      result: RecordResult;
+      value?: undefined;
+      bytes?: number;
+      /**
+       * The last item its producer has ready (the CLI's reader thread, between batches): the batch
+       * is written now, if it holds BATCH_SIZE records, rather than after waiting for more.
+       */
+      pause?: boolean;
+    };
 
 /**
  * A batch is written once it holds this many bytes of input, however few records that is: memory
@@ -353,7 +365,10 @@ export class LeaksService {
     let committed = 0;
     // Batches start at BATCH_SIZE and double up to batchSize: a large-batch import (the CLI's bulk
     // load) starts writing after its first thousand records, not after the first ten thousand,
-    // while its reader thread prepares the next ones.
+    // while its reader thread prepares the next ones. And a batch of at least BATCH_SIZE is written
+    // as soon as the reader has no more ready (`pause`), so that neither thread waits for the
+    // other: when both go at the same speed, waiting to fill a doubled batch left this thread idle
+    // for a sixth of a bulk load of the bench corpus (15% of its time; import 51.5-59.6 s -> 45.7-52.2 s).
     let limit = Math.min(batchSize, BATCH_SIZE);
     let batchBytes = 0;
     const flush = async () => {
@@ -375,18 +390,18 @@ export class LeaksService {
       this.deps.metrics.ingested.inc({ outcome: 'processed' }, records.length);
       onBatch?.(report, processed, processedBytes);
     };
-    for await (const { index, value, result, bytes } of items) {
+    for await (const { index, value, result, bytes, pause } of items) {
       processed++;
       processedBytes += bytes ?? 0;
       const r = result ?? recordResult(value);
       if (!r.ok) {
         if (report.rejected.length < MAX_REPORTED_REJECTIONS) report.rejected.push({ index, errors: r.errors });
         else report.rejected_not_listed = (report.rejected_not_listed ?? 0) + 1;
-        continue;
+      } else {
+        batch.push(r.record);
+        batchBytes += bytes ?? 0;
       }
-      batch.push(r.record);
-      batchBytes += bytes ?? 0;
-      if (batch.length >= limit || batchBytes >= MAX_BATCH_BYTES) {
+      if (batch.length >= limit || batchBytes >= MAX_BATCH_BYTES || (pause && batch.length >= BATCH_SIZE)) {
         await flush();
         limit = Math.min(batchSize, limit * 2);
       }
