@@ -1,7 +1,14 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createServices } from '../../src/app.js';
+import { loadConfig } from '../../src/config.js';
+import { migrateToLatest } from '../../src/db/migrator.js';
+import { createDeps } from '../../src/deps.js';
 import type { User } from '../../src/modules/users/users.repository.js';
-import { buildTestApp, json, TEST_PG_URL, type TestApp } from '../helpers/build-app.js';
+import { buildTestApp, JWT_SECRET, json, TEST_PG_URL, type TestApp } from '../helpers/build-app.js';
 
 describe('leak corpus bulk loads', () => {
   let t: TestApp;
@@ -52,19 +59,20 @@ describe('leak corpus bulk loads', () => {
     const insertTrigger = () => t.app.deps.database.sqlite?.prepare("select sql from sqlite_master where type = 'trigger' and name = 'leak_records_fts_insert'").get();
     const trigger = insertTrigger();
     expect(trigger).toBeTruthy();
-    // What the load and its rebuild change for itself (sorter threads and memory, FTS5's pending-terms size)
-    // is put back as it was, a hashsize set by hand included.
+    // What the load and its rebuild change for itself (page cache, checkpoints, sorter threads and
+    // memory, FTS5's pending-terms size) is put back as it was, a hashsize set by hand included.
     const raw = t.app.deps.database.sqlite;
     if (!raw) throw new Error('SQLite only');
     raw.exec("insert into leak_records_fts (leak_records_fts, rank) values ('hashsize', 2097152)");
     const settings = () => ({
-      pragmas: ['threads', 'temp_store', 'cache_size'].map((p) => raw.pragma(p, { simple: true })),
+      pragmas: ['threads', 'temp_store', 'cache_size', 'wal_autocheckpoint'].map((p) => raw.pragma(p, { simple: true })),
       hashsize: raw.prepare("select v from leak_records_fts_config where k = 'hashsize'").get(),
     });
     const settingsBefore = settings();
     expect(settingsBefore.hashsize).toEqual({ v: 2097152 });
     leaks.beginBulkLoad();
     leaks.beginBulkLoad(); // a second import joins the load in progress
+    expect(['cache_size', 'wal_autocheckpoint'].map((p) => raw.pragma(p, { simple: true }))).toEqual([-16384, 65536]);
     expect(indexes()).toEqual([]);
     expect(insertTrigger()).toBeUndefined();
     expect(json(await ingest(main, [{ email: 'during@bulk.example', full_name: 'Zebulon During', ip: '198.51.100.9' }, { email: 'before@bulk.example', full_name: 'Quentin Before' }]))).toMatchObject({ accepted: 1, duplicates: 1 });
@@ -114,5 +122,31 @@ describe('leak corpus bulk loads', () => {
     expect(await found('?email=legacy@bulk.example')).toBe(1);
     expect(await found('?q=yolanda')).toBe(1);
     raw.exec("insert into leak_records_fts(leak_records_fts) values ('integrity-check')");
+  });
+
+  it.skipIf(Boolean(TEST_PG_URL))('checkpoints a file database\'s write-ahead log rarely during a load, and empties it at the end', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'threatmon-bulk-'));
+    const file = path.join(dir, 'bulk.db');
+    const deps = createDeps(loadConfig({ THREATMON_DATABASE_URL: `sqlite:${file}`, THREATMON_JWT_SECRET: JWT_SECRET, THREATMON_LOG_LEVEL: 'warn' }));
+    try {
+      await migrateToLatest(deps.database.db);
+      const { leaks } = createServices(deps);
+      const raw = deps.database.sqlite;
+      if (!raw) throw new Error('SQLite only');
+      const source = await leaks.createSource({ p: null, ip: null }, { name: 'WAL' });
+      leaks.beginBulkLoad();
+      const records = Array.from({ length: 3000 }, (_, i) => ({ index: i, value: { email: `wal${i}@wal.example`, full_name: `Wal Person ${i}`, extra: { note: 'x'.repeat(1000) } } }));
+      expect(await leaks.ingest(source.id, records, { p: null, ip: null })).toMatchObject({ accepted: 3000 });
+      // More than SQLite's 1,000 pages (4 MiB) are waiting in the log: no checkpoint has copied them out.
+      const walBytes = () => fs.statSync(`${file}-wal`).size;
+      expect(walBytes()).toBeGreaterThan(1000 * 4096);
+      expect(leaks.finishBulkLoad()).toBe(true);
+      expect(raw.pragma('wal_autocheckpoint', { simple: true })).toBe(1000);
+      expect(walBytes()).toBe(0);
+      expect(raw.prepare('select count(*) as n from leak_records').get()).toEqual({ n: 3000 });
+    } finally {
+      await deps.database.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -62,6 +62,13 @@ export interface IngestReport {
 }
 
 export const BATCH_SIZE = 1000;
+/**
+ * Pages of write-ahead log (256 MiB of 4 KiB pages) after which a bulk load checkpoints, instead of
+ * SQLite's 1,000. Writing 100,000 bench records with no reader: 28.5 us a record with 1,000 pages,
+ * 25.8 with 16,384, 24 with 65,536 (and 23.3 with no checkpoint at all, which lets the log grow
+ * with the file).
+ */
+const BULK_WAL_PAGES = 65_536;
 /** A domain search merges the index ranges of at most this many domains (the domain and its subdomains). */
 const MAX_MERGED_DOMAINS = 32;
 /** Most words a prefix of `q` is spelled out as (see expandPrefixes); beyond, it runs as a prefix. */
@@ -166,7 +173,8 @@ export class LeaksService {
   private insertStatement?: import('better-sqlite3').Statement;
   private readonly counterStatements = new Map<string, import('better-sqlite3').Statement>();
   orgFigures: OrgLeakFigures | null = null;
-  private cacheBeforeBulk?: number;
+  /** This connection's settings before the bulk load it began (see beginBulkLoad). */
+  private beforeBulk?: { cacheSize: number; walAutocheckpoint: number };
 
   constructor(
     private readonly deps: AppDeps,
@@ -501,18 +509,25 @@ export class LeaksService {
 
   /** Whether this service began a bulk load it has not finished (an import of several files shares one). */
   get inBulkLoad(): boolean {
-    return this.cacheBeforeBulk !== undefined;
+    return this.beforeBulk !== undefined;
   }
 
   /**
    * See bulk-load.ts: search indexes set aside until finishBulkLoad(). With them gone, loading is
    * mostly appending, so this connection's page cache shrinks to 16 MiB until the load finishes:
-   * the importer's memory stays flat and low.
+   * the importer's memory stays flat and low. And the write-ahead log is checkpointed into the
+   * database once it holds BULK_WAL_PAGES rather than SQLite's 1,000 (4 MiB): the pages that every
+   * commit touches again (the key index of the source being loaded, the counters, the table's last
+   * pages) are copied into the database once per 256 MiB instead of every few commits.
    */
   beginBulkLoad(): void {
     beginBulkLoad(this.sqlite, this.now());
-    this.cacheBeforeBulk ??= this.sqlite.pragma('cache_size', { simple: true }) as number;
+    this.beforeBulk ??= {
+      cacheSize: this.sqlite.pragma('cache_size', { simple: true }) as number,
+      walAutocheckpoint: this.sqlite.pragma('wal_autocheckpoint', { simple: true }) as number,
+    };
     this.sqlite.pragma('cache_size = -16384');
+    this.sqlite.pragma(`wal_autocheckpoint = ${BULK_WAL_PAGES}`);
   }
 
   /** Rebuilds what a bulk load set aside; false when none was in progress (always on PostgreSQL). */
@@ -522,8 +537,13 @@ export class LeaksService {
     try {
       return finishBulkLoad(raw, onStep);
     } finally {
-      if (this.cacheBeforeBulk !== undefined) raw.pragma(`cache_size = ${this.cacheBeforeBulk}`);
-      this.cacheBeforeBulk = undefined;
+      if (this.beforeBulk) {
+        raw.pragma(`cache_size = ${this.beforeBulk.cacheSize}`);
+        raw.pragma(`wal_autocheckpoint = ${this.beforeBulk.walAutocheckpoint}`);
+        // The log is back in the database and the file back to nothing, not left at 256 MiB.
+        raw.pragma('wal_checkpoint(TRUNCATE)');
+      }
+      this.beforeBulk = undefined;
     }
   }
 
