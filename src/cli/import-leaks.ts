@@ -2,10 +2,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { SingleBar } from 'cli-progress';
-import type { RecordResult } from '../domain/leak-record.js';
 import type { IngestItem, IngestReport, LeaksService } from '../modules/leaks/leaks.service.js';
 import type { ImportFormat } from './import-items.js';
 import type { ReadJob } from './import-worker.js';
+import { batchItems, type ReaderBatch } from './reader-batch.js';
 
 export type { ImportFormat } from './import-items.js';
 
@@ -150,7 +150,7 @@ function startReader(file: string, format: ImportFormat, sourceId: string) {
   async function* items(): AsyncGenerator<IngestItem> {
     const worker = readerThread();
     // Each item carries the bytes of input it was read from: the writer cuts its batches by them too.
-    type Message = { type: string; items?: Array<{ index: number; result: RecordResult; bytes: number }>; message?: string };
+    type Message = ReaderBatch | { type: 'done' } | { type: 'error'; message: string };
     const queue: Message[] = [];
     let wake: (() => void) | null = null;
     let failed: Error | null = null;
@@ -177,13 +177,8 @@ function startReader(file: string, format: ImportFormat, sourceId: string) {
         }
         if (m.type === 'error') throw new ImportError(`cannot read ${file}: ${m.message}`);
         worker.postMessage('ack');
-        const batch = m.items ?? [];
-        for (let i = 0; i < batch.length; i++) {
-          const item: IngestItem = batch[i] as NonNullable<Message['items']>[number];
-          // Nothing more has arrived: let the writer commit what it holds (see ingest()).
-          if (i === batch.length - 1 && queue.length === 0) item.pause = true;
-          yield item;
-        }
+        // Nothing more has arrived after this batch: the writer commits what it holds (see ingest()).
+        yield* batchItems(m, queue.length === 0);
       }
     } finally {
       worker.off('message', onMessage);

@@ -1,8 +1,9 @@
 import fs from 'node:fs';
 import { parentPort } from 'node:worker_threads';
-import { type RecordResult, recordKey } from '../domain/leak-record.js';
+import { recordKey } from '../domain/leak-record.js';
 import { NdjsonLines, recordResult } from '../modules/leaks/ndjson-lines.js';
 import { type ImportFormat, readItems } from './import-items.js';
+import { BatchBuilder } from './reader-batch.js';
 
 /**
  * The import's second core: reads, parses and normalises a file, handing batches of results to
@@ -54,25 +55,20 @@ port.on('message', (m: 'ack' | ReadJob) => {
 async function read({ file, format, sourceId }: ReadJob) {
   inFlight.length = 0;
   waitingBytes = 0;
-  let batch: Array<{ index: number; result: RecordResult; bytes: number }> = [];
-  let batchBytes = 0;
-  let index = 0;
+  const batch = new BatchBuilder();
   const send = async () => {
-    while (inFlight.length > 0 && (inFlight.length >= MAX_IN_FLIGHT || waitingBytes + batchBytes > MAX_IN_FLIGHT_BYTES)) await new Promise<void>((r) => (resume = r));
-    inFlight.push(batchBytes);
-    waitingBytes += batchBytes;
-    port.postMessage({ type: 'batch', items: batch });
-    batch = [];
-    batchBytes = 0;
+    while (inFlight.length > 0 && (inFlight.length >= MAX_IN_FLIGHT || waitingBytes + batch.inputBytes > MAX_IN_FLIGHT_BYTES)) await new Promise<void>((r) => (resume = r));
+    inFlight.push(batch.inputBytes);
+    waitingBytes += batch.inputBytes;
+    port.postMessage(batch.take());
   };
   /** Adds one parsed value read from `bytes` of input; true when the batch is full. */
   const add = (value: unknown, bytes: number): boolean => {
     const result = recordResult(value);
     // The stored key too (two hashes): this thread has the time, the writer does not.
     if (result.ok) result.record.key = recordKey(sourceId, result.record.fingerprint).toString('hex');
-    batch.push({ index: index++, result, bytes });
-    batchBytes += bytes;
-    return batch.length >= BATCH || batchBytes >= BATCH_BYTES;
+    batch.add(result, bytes);
+    return batch.count >= BATCH || batch.inputBytes >= BATCH_BYTES;
   };
   try {
     const stream = fs.createReadStream(file, { highWaterMark: 1024 * 1024 });
@@ -97,7 +93,7 @@ async function read({ file, format, sourceId }: ReadJob) {
         if (add(value, bytes)) await send();
       }
     }
-    if (batch.length) await send();
+    if (batch.count) await send();
     port.postMessage({ type: 'done' });
   } catch (err) {
     port.postMessage({ type: 'error', message: err instanceof Error ? err.message : String(err) });
