@@ -243,7 +243,8 @@ export function normaliseRecord(input: unknown): RecordResult {
       extra,
       leaked_at: leakedAt,
       fingerprint,
-      search_text: words(email, username, domain, ip, phone, fullName, ...Object.values(extra)),
+      // The domain of the e-mail address is in its words already, in the same order.
+      search_text: words(email, username, email?.endsWith(`@${domain}`) ? null : domain, ip, phone, fullName, ...Object.values(extra)),
     },
   };
 }

@@ -51,7 +51,13 @@ describe('leak records', () => {
 
   it('splits letters from digits, in records and in queries alike', () => {
     const r = normaliseRecord({ email: 'Olga.Harris6915@corp11.example', full_name: 'Olga Harris', username: 'o_harris' });
-    expect(r.ok && r.record.search_text).toBe('olga harris 6915 corp 11 example o harris corp 11 example olga harris');
+    // The e-mail's domain once: it is in the e-mail's words already.
+    expect(r.ok && r.record.search_text).toBe('olga harris 6915 corp 11 example o harris olga harris');
+    // A domain given apart from the e-mail's, or with no e-mail, is a value of its own.
+    const other = normaliseRecord({ email: 'olga@corp11.example', domain: 'Mail.Corp11.Example' });
+    expect(other.ok && other.record.search_text).toBe('olga corp 11 example mail corp 11 example');
+    const alone = normaliseRecord({ username: 'olga', domain: 'corp11.example' });
+    expect(alone.ok && alone.record.search_text).toBe('olga corp 11 example');
     const terms = parseFullText('harris6915 corp1* robins* "smith 12"');
     expect(terms).toEqual([
       { kind: 'phrase', words: ['harris', '6915'] },
