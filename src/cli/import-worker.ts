@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { parentPort } from 'node:worker_threads';
-import { recordKey } from '../domain/leak-record.js';
+import { recordKeyHex } from '../domain/leak-record.js';
 import { NdjsonLines, recordResult } from '../modules/leaks/ndjson-lines.js';
 import { type ImportFormat, readItems } from './import-items.js';
 import { BatchBuilder } from './reader-batch.js';
@@ -66,7 +66,7 @@ async function read({ file, format, sourceId }: ReadJob) {
   const add = (value: unknown, bytes: number): boolean => {
     const result = recordResult(value);
     // The stored key too (two hashes): this thread has the time, the writer does not.
-    if (result.ok) result.record.key = recordKey(sourceId, result.record.fingerprint).toString('hex');
+    if (result.ok) result.record.key = recordKeyHex(sourceId, result.record.fingerprint);
     batch.add(result, bytes);
     return batch.count >= BATCH || batch.inputBytes >= BATCH_BYTES;
   };

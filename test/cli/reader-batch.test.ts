@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { BatchBuilder, batchItems } from '../../src/cli/reader-batch.js';
-import { normaliseRecord, recordKey } from '../../src/domain/leak-record.js';
+import { normaliseRecord, recordKeyHex } from '../../src/domain/leak-record.js';
 
 describe('reader thread batches (columns)', () => {
   it('give the writer back every item as it was: index, bytes, every field of a record, and the rejections in place', () => {
@@ -13,7 +13,7 @@ describe('reader thread batches (columns)', () => {
     ];
     const results = inputs.map((v) => {
       const r = normaliseRecord(v);
-      if (r.ok) r.record.key = recordKey('source', r.record.fingerprint).toString('hex');
+      if (r.ok) r.record.key = recordKeyHex('source', r.record.fingerprint);
       return r;
     });
     const builder = new BatchBuilder(40);

@@ -1,6 +1,20 @@
+import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { type FullTextTerm, ftsQuery, ipKey, ipKeyRange, maskPassword, normaliseRecord, parseFullText, prefixEnd, reverseDomain, tsQuery } from '../../src/domain/leak-record.js';
+import {
+  type FullTextTerm,
+  ftsQuery,
+  ipKey,
+  ipKeyRange,
+  maskPassword,
+  normaliseRecord,
+  parseFullText,
+  prefixEnd,
+  recordKey,
+  recordKeyHex,
+  reverseDomain,
+  tsQuery,
+} from '../../src/domain/leak-record.js';
 import { detectFormat } from '../../src/cli/import-leaks.js';
 import { csvRowToRecord } from '../../src/cli/import-items.js';
 import { ndjsonItems } from '../../src/modules/leaks/ndjson.js';
@@ -32,6 +46,18 @@ describe('leak records', () => {
     const bad = normaliseRecord({ email: 'x', ip: '1.2.3.999', phone: 'call me', leaked_at: 'yesterday', password_sha1: 'abc' });
     expect(bad.ok).toBe(false);
     if (!bad.ok) expect(bad.errors.map((e) => e.field).sort()).toEqual(['email', 'ip', 'leaked_at', 'password_sha1', 'phone']);
+  });
+
+  it('keys a record in its source: 4 bytes of SHA-256 over the source, 12 over the source and fingerprint', () => {
+    const sha256 = (s: string) => createHash('sha256').update(s).digest();
+    const expected = (source: string, fp: string) => Buffer.concat([sha256(source).subarray(0, 4), sha256(`${source}\n${fp}`).subarray(0, 12)]).toString('hex');
+    const fp = 'ab'.repeat(32);
+    // Sources in turn, so that the remembered prefix of the last source is replaced each time.
+    for (const source of ['0192f1a0-0000-7000-8000-000000000001', '0192f1a0-0000-7000-8000-000000000002', '0192f1a0-0000-7000-8000-000000000001']) {
+      expect(recordKeyHex(source, fp)).toBe(expected(source, fp));
+      expect(recordKey(source, fp).toString('hex')).toBe(expected(source, fp));
+    }
+    expect(recordKey('s', fp)).toHaveLength(16);
   });
 
   it('keys IPs so a CIDR is a contiguous range, IPv4 inside the IPv6 space', () => {
