@@ -81,10 +81,15 @@ function normaliseDomainOnce(input: string): Normalised {
   return ok(host);
 }
 
+const CANONICAL_IPV4 = /^(0|[1-9]\d{0,2})\.(0|[1-9]\d{0,2})\.(0|[1-9]\d{0,2})\.(0|[1-9]\d{0,2})$/;
+
 export function normaliseIp(input: string, family?: 'ipv4' | 'ipv6'): Normalised {
   const v = input.trim();
   if (v.includes('/')) return fail('must be a single address (use type cidr for ranges)');
   if (family === 'ipv4' || (!family && !v.includes(':'))) {
+    // Already canonical (four parts of 0-255 with no leading zeros), as nearly every address in a leak is.
+    const parts = CANONICAL_IPV4.exec(v);
+    if (parts && parts.every((p, i) => i === 0 || Number(p) <= 255)) return ok(v);
     // Four decimal parts only: no octal, hex or shortened forms that parse to surprising addresses.
     if (!ipaddr.IPv4.isValidFourPartDecimal(v)) return fail('must be an IPv4 address such as 192.0.2.1');
     return ok(ipaddr.IPv4.parse(v).toString());

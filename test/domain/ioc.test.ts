@@ -1,5 +1,6 @@
+import ipaddr from 'ipaddr.js';
 import { describe, expect, it } from 'vitest';
-import { type IocType, normaliseIoc, refang } from '../../src/domain/ioc.js';
+import { type IocType, normaliseIoc, normaliseIp, refang } from '../../src/domain/ioc.js';
 
 // [type, input, expected normalised value | null when it must be refused]
 const CASES: Array<[IocType, string, string | null]> = [
@@ -103,6 +104,17 @@ describe('IOC validation and normalisation', () => {
     for (const t of types) {
       expect(CASES.some(([tt, , e]) => tt === t && e !== null), t).toBe(true);
       expect(CASES.some(([tt, , e]) => tt === t && e === null), t).toBe(true);
+    }
+  });
+});
+
+describe('IPv4 addresses already canonical', () => {
+  it('are taken as they are, exactly when the full parse agrees', () => {
+    const full = (v: string) => (ipaddr.IPv4.isValidFourPartDecimal(v) ? ipaddr.IPv4.parse(v).toString() : null);
+    const inputs = ['0.0.0.0', '255.255.255.255', '192.0.2.1', '10.0.0.10', '1.2.3.256', '256.1.1.1', '999.1.1.1', '01.2.3.4', '1.2.3.04', '1.2.3', '1.2.3.4.5', '1..2.3', '+1.2.3.4', '1.2.3.4 ', '１.2.3.4', '0x1.2.3.4', '1000.1.1.1'];
+    for (const v of inputs) {
+      const n = normaliseIp(v);
+      expect(n.ok ? n.value : null, v).toBe(full(v.trim()));
     }
   });
 });

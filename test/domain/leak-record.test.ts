@@ -6,6 +6,7 @@ import {
   ftsQuery,
   ipKey,
   ipKeyRange,
+  joinedWords,
   maskPassword,
   normaliseRecord,
   parseFullText,
@@ -13,6 +14,7 @@ import {
   recordKey,
   recordKeyHex,
   reverseDomain,
+  textWords,
   tsQuery,
 } from '../../src/domain/leak-record.js';
 import { detectFormat } from '../../src/cli/import-leaks.js';
@@ -66,6 +68,19 @@ describe('leak records', () => {
     expect(ipKeyRange('2001:db8::/32')).toEqual(['20010db8000000000000000000000000', '20010db8ffffffffffffffffffffffff']);
     expect(ipKeyRange('nonsense')).toBeNull();
     expect(reverseDomain('a.b.example.com')).toBe('com.example.b.a.');
+  });
+
+  it('joins a value\'s words as the Unicode split does, ASCII or not', () => {
+    const values = ['Olga.Harris6915@corp11.example', 'A1B2--c3', '  ', '', '--', '2001:db8::1', '+1 (555) 010', 'Ünïcode Straße 12', 'İstanbul', '\u212Aelvin', '١٢٣abc', 'ｆｕｌｌ', 'x\u0000y\u007fz', 'tab\tnew\nline'];
+    for (const v of values) expect(joinedWords(v), v).toBe(textWords(v).join(' '));
+    // And 2,000 strings of any ASCII characters (a fixed pseudo-random sequence).
+    let seed = 7;
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31);
+    for (let n = 0; n < 2000; n++) {
+      const v = String.fromCharCode(...Array.from({ length: next() % 24 }, () => next() % 128));
+      expect(joinedWords(v), JSON.stringify(v)).toBe(textWords(v).join(' '));
+    }
+    expect(joinedWords('Olga.Harris6915@corp11.example')).toBe('olga harris 6915 corp 11 example');
   });
 
   it('turns q into safe full-text queries for both engines', () => {
