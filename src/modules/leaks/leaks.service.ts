@@ -3,7 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import { type Insertable, type Kysely, type QueryCreator, type Selectable, sql } from 'kysely';
 import type { DB, LeakRecordsTable, LeakSourcesTable } from '../../db/schema.js';
 import type { AppDeps } from '../../deps.js';
-import { type ClassedRecord, DATA_CLASSES, DATA_CLASS_TESTS, type FullTextTerm, type NormalisedRecord, parseFullText, prefixEnd, type RecordResult, recordKey, sha1Hex } from '../../domain/leak-record.js';
+import { type ClassedRecord, DATA_CLASSES, DATA_CLASS_TESTS, type FullTextTerm, type NormalisedRecord, parseFullText, prefixEnd, type RecordResult, recordKeyHex, sha1Hex } from '../../domain/leak-record.js';
 import type { Principal } from '../../http/auth.js';
 import { AppError, conflict, type FieldError, notFound } from '../../http/errors.js';
 import { envelope, given, invalidPage, type ListQuery, Listing, onlyParams, type Page, pageParams } from '../../http/listing.js';
@@ -165,7 +165,7 @@ const RECORD_COLUMNS = [
 
 /** A record's values in RECORD_COLUMNS order. */
 function recordValues(r: NormalisedRecord, id: string, sourceId: string, at: string) {
-  return [id, sourceId, r.email, r.username, r.username_lower, r.domain, r.domain_rev, r.ip, r.ip_key, r.phone, r.full_name, r.password_sha1, r.password_masked, JSON.stringify(r.extra), r.leaked_at, r.key === undefined ? recordKey(sourceId, r.fingerprint) : Buffer.from(r.key, 'hex'), r.search_text, at];
+  return [id, sourceId, r.email, r.username, r.username_lower, r.domain, r.domain_rev, r.ip, r.ip_key, r.phone, r.full_name, r.password_sha1, r.password_masked, JSON.stringify(r.extra), r.leaked_at, Buffer.from(r.key ?? recordKeyHex(sourceId, r.fingerprint), 'hex'), r.search_text, at];
 }
 
 export class LeaksService {
