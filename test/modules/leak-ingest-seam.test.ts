@@ -20,6 +20,16 @@ describe('leak ingestion hooks and part-way failures', () => {
   const stored = async () =>
     (await t.db.selectFrom('leak_records').select((eb) => eb.fn.countAll<number | string>().as('n')).where('source_id', '=', sourceId).executeTakeFirstOrThrow()).n;
 
+  /** The number of records each batch stores from here on, as an ingest hook sees them. */
+  const batchSizes = () => {
+    const sizes: number[] = [];
+    t.services.leaks.ingestHooks.push(async (_trx, added) => {
+      sizes.push(added.length);
+      return { alerts: 0, exposures: 0 };
+    });
+    return sizes;
+  };
+
   beforeAll(async () => {
     t = await buildTestApp();
     staff = (await t.createOrg('enterprise', 'seam-platform', true)).owner;
@@ -58,11 +68,7 @@ describe('leak ingestion hooks and part-way failures', () => {
   });
 
   it('starts large batches at a thousand records and doubles them up to the size asked for', async () => {
-    const sizes: number[] = [];
-    t.services.leaks.ingestHooks.push(async (_trx, added) => {
-      sizes.push(added.length);
-      return { alerts: 0, exposures: 0 };
-    });
+    const sizes = batchSizes();
     const processed: number[] = [];
     const report = await t.services.leaks.ingest(sourceId, records(100_000, 116_000), actor, (_r, n) => processed.push(n), 10_000);
     expect(report).toMatchObject({ accepted: 16_000, duplicates: 0 });
@@ -71,11 +77,7 @@ describe('leak ingestion hooks and part-way failures', () => {
   }, 60_000);
 
   it('writes what it holds, from a thousand records, when the producer pauses', async () => {
-    const sizes: number[] = [];
-    t.services.leaks.ingestHooks.push(async (_trx, added) => {
-      sizes.push(added.length);
-      return { alerts: 0, exposures: 0 };
-    });
+    const sizes = batchSizes();
     const processed: number[] = [];
     // The CLI's reader marks the last item it has ready. Pauses at 500 (too few to write), at 2,500
     // (a rejected record: its batch is written all the same) and at 4,000.
