@@ -7,6 +7,7 @@
  *   BENCH_DURATION=5 BENCH_CONNECTIONS=16 npm run bench
  *   BENCH_WORKERS=1 npm run bench      # API processes (THREATMON_WORKERS); default: see workersFor()
  *   BENCH_LEAKS_DB_URL=postgres://... npm run bench -- leaks   # searches only, on a corpus imported before
+ *   BENCH_LEAK_SOURCES=1 npm run bench -- leaks   # the corpus as one file of one source (default 50)
  *
  * Each measured run follows an unrecorded warm-up of BENCH_WARMUP seconds (default 5), so the
  * figures are of a server whose code the JIT has compiled, not of its first second.
@@ -181,8 +182,12 @@ async function runChild(args: string[], env: Record<string, string>, nodeFlags =
 const scenarios: Record<string, () => Promise<Result[]>> = {
   async leaks() {
     const records = Number(process.env.BENCH_LEAK_RECORDS ?? 1_000_000);
-    const dataDir = path.join(ROOT, 'bench', 'data', `leaks-${records}`);
-    if (!fs.existsSync(dataDir)) await runChild(['bench/generate-leaks.ts', dataDir, String(records), '50'], {});
+    // One source per file. BENCH_LEAK_SOURCES=1: the whole corpus in one file and one source, as
+    // when a single large leak is imported (see the README on what that costs).
+    const sources = Number(process.env.BENCH_LEAK_SOURCES ?? 50);
+    if (!Number.isInteger(sources) || sources < 1) throw new Error(`BENCH_LEAK_SOURCES must be a positive integer, not ${process.env.BENCH_LEAK_SOURCES}`);
+    const dataDir = path.join(ROOT, 'bench', 'data', sources === 50 ? `leaks-${records}` : `leaks-${records}-${sources}-sources`);
+    if (!fs.existsSync(dataDir)) await runChild(['bench/generate-leaks.ts', dataDir, String(records), String(sources)], {});
     // BENCH_LEAKS_DB_URL: a database that already holds the corpus (from an earlier run), to measure
     // searches again without importing; the import figure is then left out.
     const reuse = process.env.BENCH_LEAKS_DB_URL;
@@ -204,7 +209,8 @@ const scenarios: Record<string, () => Promise<Result[]>> = {
         );
     if (imported) {
       console.log(
-        `import-leaks${bulk ? ' --bulk' : ''}: ${imported.records} records from ${imported.files} files in ${imported.seconds} s = ${imported.records_per_sec} records/s, peak RSS ${imported.peak_rss_mb} MB`,
+        `import-leaks${bulk ? ' --bulk' : ''}: ${imported.records} records from ${imported.files} files in ${imported.seconds} s = ${imported.records_per_sec} records/s, peak RSS ${imported.peak_rss_mb} MB` +
+          (bulk ? ` (loading ${imported.load_seconds} s, then indexes ${Number((imported.seconds - imported.load_seconds).toFixed(1))} s)` : ''),
       );
       if (bulk) console.log(`  index rebuild (ms): ${JSON.stringify(imported.rebuild_ms)}`);
     }
@@ -212,7 +218,8 @@ const scenarios: Record<string, () => Promise<Result[]>> = {
     try {
       const auth = { authorization: `Bearer ${s.token}` };
       const conns = Number(process.env.BENCH_SEARCH_CONNECTIONS ?? 16);
-      const sample = JSON.parse(fs.readFileSync(path.join(dataDir, 'source-07.ndjson'), 'utf8').split('\n')[123] as string) as { email: string };
+      const sampleFile = fs.existsSync(path.join(dataDir, 'source-07.ndjson')) ? 'source-07.ndjson' : 'source-00.ndjson';
+      const sample = JSON.parse(fs.readFileSync(path.join(dataDir, sampleFile), 'utf8').split('\n')[123] as string) as { email: string };
       const q = (qs: string) => ({ url: `${s.url}/api/v1/leaks/search/?${qs}`, headers: auth, connections: conns });
       return [
         ...(imported
