@@ -8,7 +8,8 @@ import { buildTestApp, json, type TestApp } from '../helpers/build-app.js';
 /**
  * The seam where the monitoring matcher and the tracking-token scanner plug in: hooks run inside
  * each batch's transaction with the records that batch added. A batch that fails (here: a hook
- * that throws) is rolled back whole, the batches before it stay, and the error says how far it got.
+ * that throws) is rolled back whole, with the batches before it in its transaction (several, with
+ * transactionMs), the batches committed before stay, and the error says how far it got.
  */
 describe('leak ingestion hooks and part-way failures', () => {
   let t: TestApp;
@@ -116,6 +117,73 @@ describe('leak ingestion hooks and part-way failures', () => {
     expect(Number(await stored())).toBe(before + 10);
     const count = json(await t.as(staff, { method: 'GET', url: `/api/v1/leaks/sources/${sourceId}/` })).record_count;
     expect(count).toBe(before + 10);
+  });
+
+  /** Which transaction each batch was written in, numbered from 0, as an ingest hook sees them; each batch moves the clock on by `seconds`. */
+  const transactionsOfBatches = (seconds: number) => {
+    const seen: unknown[] = [];
+    const order: number[] = [];
+    t.services.leaks.ingestHooks.push(async (trx) => {
+      if (!seen.includes(trx)) seen.push(trx);
+      order.push(seen.indexOf(trx));
+      t.clock.advance(seconds);
+      return { alerts: 0, exposures: 0 };
+    });
+    return order;
+  };
+
+  it('keeps a transaction open for more batches for transactionMs, and commits the last one at the end', async () => {
+    const order = transactionsOfBatches(0.4);
+    const processed: number[] = [];
+    const before = Number(await stored());
+    const report = await t.services.leaks.ingest(sourceId, records(300, 314), actor, (_r, n) => processed.push(n), 2, 1000);
+    expect(report).toMatchObject({ accepted: 14, duplicates: 0 });
+    // 0.4 s a batch: the third batch of a transaction finds it open for 1.2 s and commits it.
+    expect(order).toEqual([0, 0, 0, 1, 1, 1, 2]);
+    // Progress is reported at each commit.
+    expect(processed).toEqual([6, 12, 14, 14]);
+    expect(Number(await stored())).toBe(before + 14);
+  });
+
+  it('rolls back the whole open transaction when a batch in it fails, and reports the last commit', async () => {
+    const order = transactionsOfBatches(0.4);
+    let calls = 0;
+    t.services.leaks.ingestHooks.push(async () => {
+      if (++calls === 5) throw new Error('matcher unavailable');
+      return { alerts: 1, exposures: 0 };
+    });
+    const before = Number(await stored());
+    const err = await t.services.leaks.ingest(sourceId, records(400, 414), actor, undefined, 2, 1000).then(
+      () => undefined,
+      (e: unknown) => e as AppError,
+    );
+    expect(order).toEqual([0, 0, 0, 1, 1]);
+    expect(err).toBeInstanceOf(AppError);
+    expect(err?.status).toBe(503);
+    expect(err?.message).toContain('after 6 records (6 accepted)');
+    // The fourth batch was written and is undone with the fifth, in the report too.
+    expect(err?.extra.body).toMatchObject({ accepted: 6, duplicates: 0, alerts_raised: 3, processed: 6 });
+    expect(Number(await stored())).toBe(before + 6);
+
+    t.services.leaks.ingestHooks.length = 0;
+    expect(await t.services.leaks.ingest(sourceId, records(400, 414), actor, undefined, 2, 1000)).toMatchObject({ accepted: 8, duplicates: 6 });
+    expect(Number(await stored())).toBe(before + 14);
+  });
+
+  it('commits the batches written in the open transaction when the items fail part-way', async () => {
+    const before = Number(await stored());
+    async function* cutOff(): AsyncGenerator<IngestItem> {
+      yield* records(500, 505);
+      throw new Error('stream cut off');
+    }
+    const err = await t.services.leaks.ingest(sourceId, cutOff(), actor, undefined, 2, 60_000).then(
+      () => undefined,
+      (e: unknown) => e as Error,
+    );
+    expect(err?.message).toBe('stream cut off');
+    // Two batches of two were written; the fifth record was still waiting for its batch.
+    expect(Number(await stored())).toBe(before + 4);
+    expect(await t.services.leaks.ingest(sourceId, records(500, 505), actor)).toMatchObject({ accepted: 1, duplicates: 4 });
   });
 
   it('answers a failed HTTP ingest with problem+json and the progress, never the cause', async () => {

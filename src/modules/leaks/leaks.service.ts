@@ -1,6 +1,6 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { FastifyRequest } from 'fastify';
-import { type Insertable, type Kysely, type QueryCreator, type Selectable, sql } from 'kysely';
+import { type ControlledTransaction, type Insertable, type Kysely, type QueryCreator, type Selectable, sql } from 'kysely';
 import type { DB, LeakRecordsTable, LeakSourcesTable } from '../../db/schema.js';
 import type { AppDeps } from '../../deps.js';
 import { type ClassedRecord, DATA_CLASSES, DATA_CLASS_TESTS, type FullTextTerm, type NormalisedRecord, parseFullText, prefixEnd, type RecordResult, recordKeyHex, sha1Hex } from '../../domain/leak-record.js';
@@ -353,17 +353,24 @@ export class LeaksService {
   }
 
   /**
-   * Ingests records from any (async) iterable, in batches of BATCH_SIZE, each committed with its
-   * counters and what the ingest hooks raise. Re-ingesting the same records adds nothing. A failure
-   * leaves the committed batches in place and says how far it got.
+   * Ingests records from any (async) iterable, in batches of BATCH_SIZE, each written with its
+   * counters and what the ingest hooks raise, and committed (see `transactionMs`). Re-ingesting the
+   * same records adds nothing. A failure leaves the committed batches in place and says how far it got.
    */
   async ingest(
     sourceId: string,
     items: AsyncIterable<IngestItem> | Iterable<IngestItem>,
     actor: { p: Principal | null; ip: string | null },
-    /** After each committed batch: the records processed so far, and the input bytes they came from (items' `bytes`). */
+    /** After each commit: the records processed so far, and the input bytes they came from (items' `bytes`). */
     onBatch?: (report: IngestReport, processed: number, processedBytes: number) => void,
     batchSize = BATCH_SIZE,
+    /**
+     * How long a transaction stays open for more batches: the first batch written after this many
+     * milliseconds commits it. 0 (the default): every batch is its own transaction. An open
+     * transaction holds the database connection while the next items arrive, so more than 0 is for
+     * a process that does nothing else meanwhile: the CLI's bulk load (see BULK_TRANSACTION_MS).
+     */
+    transactionMs = 0,
   ): Promise<IngestReport> {
     const source = await this.getSource(sourceId);
     const report: IngestReport = { accepted: 0, duplicates: 0, rejected: [], alerts_raised: 0, exposures_found: 0 };
@@ -379,42 +386,82 @@ export class LeaksService {
     // for a sixth of a bulk load of the bench corpus (15% of its time; import 51.5-59.6 s -> 45.7-52.2 s).
     let limit = Math.min(batchSize, BATCH_SIZE);
     let batchBytes = 0;
+    // The open transaction, when it was opened, and what it holds that is not committed yet: the
+    // items processed up to its last batch, their input bytes, and its valid records.
+    let trx: ControlledTransaction<DB> | null = null;
+    let openedAt = 0;
+    const written = { processed: 0, bytes: 0, records: 0 };
+    // The report's figures as of the last commit: what a failure reports.
+    const figures = () => ({ accepted: report.accepted, duplicates: report.duplicates, alerts_raised: report.alerts_raised, exposures_found: report.exposures_found });
+    let atCommit = figures();
+    /** Undoes what the open transaction holds, in the database and in the report, and says how far the ingest got. */
+    const stoppedBy = async (err: unknown): Promise<AppError> => {
+      if (trx) await trx.rollback().execute().catch(() => undefined);
+      trx = null;
+      Object.assign(report, atCommit);
+      const stopped = new AppError('unavailable', 503, `Ingestion stopped after ${committed} records (${report.accepted} accepted); every record before that is stored. Re-send the rest: duplicates are skipped.`, {
+        body: { ...report, processed: committed },
+      });
+      // Logged (with the request id) by the error handler; never shown to the client.
+      stopped.cause = err;
+      return stopped;
+    };
+    const commit = async () => {
+      if (!trx) return;
+      try {
+        await trx.commit().execute();
+      } catch (err) {
+        throw await stoppedBy(err);
+      }
+      trx = null;
+      committed = written.processed;
+      atCommit = figures();
+      this.deps.metrics.ingested.inc({ outcome: 'processed' }, written.records);
+      written.records = 0;
+      onBatch?.(report, written.processed, written.bytes);
+    };
     const flush = async () => {
       if (batch.length === 0) return;
       const records = batch;
       batch = [];
       batchBytes = 0;
       try {
-        await this.storeBatch(source, records, report);
+        if (!trx) {
+          trx = await this.db.startTransaction().execute();
+          openedAt = this.deps.clock().getTime();
+        }
+        await this.storeBatch(trx, source, records, report);
       } catch (err) {
-        const stopped = new AppError('unavailable', 503, `Ingestion stopped after ${committed} records (${report.accepted} accepted); every record before that is stored. Re-send the rest: duplicates are skipped.`, {
-          body: { ...report, processed: committed },
-        });
-        // Logged (with the request id) by the error handler; never shown to the client.
-        stopped.cause = err;
-        throw stopped;
+        throw await stoppedBy(err);
       }
-      committed = processed;
-      this.deps.metrics.ingested.inc({ outcome: 'processed' }, records.length);
-      onBatch?.(report, processed, processedBytes);
+      written.processed = processed;
+      written.bytes = processedBytes;
+      written.records += records.length;
+      if (this.deps.clock().getTime() - openedAt >= transactionMs) await commit();
     };
-    for await (const { index, value, result, bytes, pause } of items) {
-      processed++;
-      processedBytes += bytes ?? 0;
-      const r = result ?? recordResult(value);
-      if (!r.ok) {
-        if (report.rejected.length < MAX_REPORTED_REJECTIONS) report.rejected.push({ index, errors: r.errors });
-        else report.rejected_not_listed = (report.rejected_not_listed ?? 0) + 1;
-      } else {
-        batch.push(r.record);
-        batchBytes += bytes ?? 0;
+    try {
+      for await (const { index, value, result, bytes, pause } of items) {
+        processed++;
+        processedBytes += bytes ?? 0;
+        const r = result ?? recordResult(value);
+        if (!r.ok) {
+          if (report.rejected.length < MAX_REPORTED_REJECTIONS) report.rejected.push({ index, errors: r.errors });
+          else report.rejected_not_listed = (report.rejected_not_listed ?? 0) + 1;
+        } else {
+          batch.push(r.record);
+          batchBytes += bytes ?? 0;
+        }
+        if (batch.length >= limit || batchBytes >= MAX_BATCH_BYTES || (pause && batch.length >= BATCH_SIZE)) {
+          await flush();
+          limit = Math.min(batchSize, limit * 2);
+        }
       }
-      if (batch.length >= limit || batchBytes >= MAX_BATCH_BYTES || (pause && batch.length >= BATCH_SIZE)) {
-        await flush();
-        limit = Math.min(batchSize, limit * 2);
-      }
+      await flush();
+    } finally {
+      // Also when the items fail part-way (a stream cut off, a reader that cannot go on): the batches
+      // written are kept, as they would have been had each been committed on its own.
+      await commit();
     }
-    await flush();
     committed = processed;
     onBatch?.(report, processed, processedBytes);
     this.deps.metrics.ingested.inc({ outcome: 'accepted' }, report.accepted);
@@ -428,71 +475,70 @@ export class LeaksService {
     return report;
   }
 
-  private async storeBatch(source: SourceRow, records: NormalisedRecord[], report: IngestReport) {
+  /** Writes a batch in `trx`, with its counters and what the ingest hooks raise. */
+  private async storeBatch(trx: Kysely<DB>, source: SourceRow, records: NormalisedRecord[], report: IngestReport) {
     const at = this.now();
-    await this.db.transaction().execute(async (trx) => {
-      // The records that were new, and their ids: InsertedRecord objects are only built for hooks.
-      const inserted: NormalisedRecord[] = [];
-      const insertedIds: string[] = [];
-      const raw = this.deps.database.sqlite;
-      if (raw) {
-        // SQLite: one prepared statement run per row inside the open transaction is several times
-        // faster than building multi-row inserts; `changes` says whether the row was new. The
-        // values are bound straight from the record, in RECORD_COLUMNS order, with no row object.
-        const insert = (this.insertStatement ??= raw.prepare(
-          `insert into leak_records (${RECORD_COLUMNS.join(', ')}) values (${RECORD_COLUMNS.map(() => '?').join(', ')}) on conflict (fingerprint) do nothing`,
-        ));
-        for (const r of records) {
-          const id = this.deps.newId();
-          if (insert.run(recordValues(r, id, source.id, at)).changes > 0) {
-            inserted.push(r);
-            insertedIds.push(id);
-          }
+    // The records that were new, and their ids: InsertedRecord objects are only built for hooks.
+    const inserted: NormalisedRecord[] = [];
+    const insertedIds: string[] = [];
+    const raw = this.deps.database.sqlite;
+    if (raw) {
+      // SQLite: one prepared statement run per row inside the open transaction is several times
+      // faster than building multi-row inserts; `changes` says whether the row was new. The
+      // values are bound straight from the record, in RECORD_COLUMNS order, with no row object.
+      const insert = (this.insertStatement ??= raw.prepare(
+        `insert into leak_records (${RECORD_COLUMNS.join(', ')}) values (${RECORD_COLUMNS.map(() => '?').join(', ')}) on conflict (fingerprint) do nothing`,
+      ));
+      for (const r of records) {
+        const id = this.deps.newId();
+        if (insert.run(recordValues(r, id, source.id, at)).changes > 0) {
+          inserted.push(r);
+          insertedIds.push(id);
         }
-      } else {
-        const ids = records.map(() => this.deps.newId());
-        const rows = records.map((r, i) => Object.fromEntries(recordValues(r, ids[i] as string, source.id, at).map((v, c) => [RECORD_COLUMNS[c], v])) as Insertable<LeakRecordsTable>);
-        const returnedIds = new Set<string>();
-        for (let i = 0; i < rows.length; i += 500) {
-          const returned = await trx
-            .insertInto('leak_records')
-            .values(rows.slice(i, i + 500))
-            .onConflict((oc) => oc.column('fingerprint').doNothing())
-            .returning('id')
-            .execute();
-          for (const { id } of returned) returnedIds.add(id);
-        }
-        records.forEach((r, i) => {
-          const id = ids[i] as string;
-          if (returnedIds.has(id)) {
-            inserted.push(r);
-            insertedIds.push(id);
-          }
-        });
-        if (inserted.length) await this.addWords(trx, inserted);
       }
-      await this.bumpCounters(trx, this.counterDeltas(inserted, source.breach_date, 1));
-      await this.bumpCounters(trx, this.domainDeltas(inserted, 1), 'leak_domain_counts');
-      if (inserted.length) {
-        await trx
-          .updateTable('leak_sources')
-          .set((eb) => ({ record_count: eb('record_count', '+', inserted.length) }))
-          .where('id', '=', source.id)
+    } else {
+      const ids = records.map(() => this.deps.newId());
+      const rows = records.map((r, i) => Object.fromEntries(recordValues(r, ids[i] as string, source.id, at).map((v, c) => [RECORD_COLUMNS[c], v])) as Insertable<LeakRecordsTable>);
+      const returnedIds = new Set<string>();
+      for (let i = 0; i < rows.length; i += 500) {
+        const returned = await trx
+          .insertInto('leak_records')
+          .values(rows.slice(i, i + 500))
+          .onConflict((oc) => oc.column('fingerprint').doNothing())
+          .returning('id')
           .execute();
+        for (const { id } of returned) returnedIds.add(id);
       }
-      let alerts = 0;
-      let exposures = 0;
-      const forHooks: InsertedRecord[] = this.ingestHooks.length ? inserted.map((r, i) => ({ ...r, id: insertedIds[i] as string, source_id: source.id })) : [];
-      for (const hook of this.ingestHooks) {
-        const r = await hook(trx, forHooks, { id: source.id, name: source.name });
-        alerts += r.alerts;
-        exposures += r.exposures;
-      }
-      report.accepted += inserted.length;
-      report.duplicates += records.length - inserted.length;
-      report.alerts_raised += alerts;
-      report.exposures_found += exposures;
-    });
+      records.forEach((r, i) => {
+        const id = ids[i] as string;
+        if (returnedIds.has(id)) {
+          inserted.push(r);
+          insertedIds.push(id);
+        }
+      });
+      if (inserted.length) await this.addWords(trx, inserted);
+    }
+    await this.bumpCounters(trx, this.counterDeltas(inserted, source.breach_date, 1));
+    await this.bumpCounters(trx, this.domainDeltas(inserted, 1), 'leak_domain_counts');
+    if (inserted.length) {
+      await trx
+        .updateTable('leak_sources')
+        .set((eb) => ({ record_count: eb('record_count', '+', inserted.length) }))
+        .where('id', '=', source.id)
+        .execute();
+    }
+    let alerts = 0;
+    let exposures = 0;
+    const forHooks: InsertedRecord[] = this.ingestHooks.length ? inserted.map((r, i) => ({ ...r, id: insertedIds[i] as string, source_id: source.id })) : [];
+    for (const hook of this.ingestHooks) {
+      const r = await hook(trx, forHooks, { id: source.id, name: source.name });
+      alerts += r.alerts;
+      exposures += r.exposures;
+    }
+    report.accepted += inserted.length;
+    report.duplicates += records.length - inserted.length;
+    report.alerts_raised += alerts;
+    report.exposures_found += exposures;
   }
 
   // --- bulk loads (SQLite) ---
