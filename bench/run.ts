@@ -12,7 +12,8 @@
  * Each measured run follows an unrecorded warm-up of BENCH_WARMUP seconds (default 5), so the
  * figures are of a server whose code the JIT has compiled, not of its first second.
  *
- * Results are printed and written to bench/results/latest.json.
+ * Results are printed and written to bench/results/latest.json, with the host's speed before and
+ * after (bench/host-speed.ts): compare figures only from runs at about the same reference.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -23,6 +24,7 @@ import { CompiledQuery } from 'kysely';
 import { loadConfig } from '../src/config.js';
 import { createDeps } from '../src/deps.js';
 import { freePort } from '../test/helpers/free-port.js';
+import { hostReference } from './host-speed.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
@@ -337,10 +339,15 @@ if (unknown.length) {
 console.log(
   `threatmon bench: ${DURATION} s per scenario after ${WARMUP} s of warm-up, ${CONNECTIONS} connections, ${os.cpus().length} cores, API workers ${WORKERS ?? `auto on SQLite, ${workersFor('postgres://127.0.0.1')} with PostgreSQL on this machine`}, ${process.env.BENCH_PG_URL ? 'PostgreSQL' : 'SQLite'}${process.env.BENCH_LEAKS_DB_URL ? ` (leak searches: ${process.env.BENCH_LEAKS_DB_URL.startsWith('postgres') ? 'PostgreSQL' : 'SQLite'}, BENCH_LEAKS_DB_URL)` : ''}\n`,
 );
+// The host's speed before and after, so that runs from other days (or hours) can be compared.
+const hostBefore = hostReference();
+console.log(`host reference before: ${hostBefore} ms (bench/host-speed.ts, a fixed workload on one core; lower is a faster host)\n`);
 const results: Result[] = [];
 for (const name of wanted.length ? wanted : Object.keys(scenarios)) results.push(...(await scenarios[name]!()));
+const hostAfter = hostReference();
+console.log(`\nhost reference after: ${hostAfter} ms`);
 fs.mkdirSync(path.join(ROOT, 'bench', 'results'), { recursive: true });
 fs.writeFileSync(
   path.join(ROOT, 'bench', 'results', 'latest.json'),
-  `${JSON.stringify({ date: new Date().toISOString(), duration_s: DURATION, warmup_s: WARMUP, workers: WORKERS ?? 'default', connections: CONNECTIONS, database: process.env.BENCH_PG_URL ? 'postgres' : 'sqlite', leaks_database: process.env.BENCH_LEAKS_DB_URL?.replace(/\/\/[^@/]*@/, '//') ?? null, results }, null, 2)}\n`,
+  `${JSON.stringify({ date: new Date().toISOString(), duration_s: DURATION, warmup_s: WARMUP, workers: WORKERS ?? 'default', connections: CONNECTIONS, database: process.env.BENCH_PG_URL ? 'postgres' : 'sqlite', leaks_database: process.env.BENCH_LEAKS_DB_URL?.replace(/\/\/[^@/]*@/, '//') ?? null, host_reference_ms: { before: hostBefore, after: hostAfter }, results }, null, 2)}\n`,
 );
