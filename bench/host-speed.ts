@@ -9,6 +9,7 @@
  *   npx tsx bench/host-speed.ts     # prints the reference alone
  */
 import { hash } from 'node:crypto';
+import { pathToFileURL } from 'node:url';
 
 const RECORDS = Array.from({ length: 2000 }, (_, i) => ({
   email: `First.Last${i}@Mail${i % 97}.Example.COM`,
@@ -46,4 +47,4 @@ export function hostReference(runs = 5): number {
   return Math.round(best);
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) console.log(`host reference: ${hostReference()} ms (lower is a faster host)`);
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) console.log(`host reference: ${hostReference()} ms (lower is a faster host)`);

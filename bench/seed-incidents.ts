@@ -4,6 +4,7 @@
  *
  *   THREATMON_DATABASE_URL=sqlite:/tmp/b.db tsx bench/seed-incidents.ts [N] [ORG_NAME]
  */
+import { pathToFileURL } from 'node:url';
 import { v7 as uuidv7 } from 'uuid';
 import { createServices } from '../src/app.js';
 import { bootstrapFirstAdmin } from '../src/bootstrap.js';
@@ -75,6 +76,6 @@ export async function seedIncidents(n: number, orgName = 'Default'): Promise<voi
   }
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   await seedIncidents(Number(process.argv[2] ?? 100_000), process.argv[3] ?? 'Default');
 }
