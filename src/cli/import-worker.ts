@@ -65,9 +65,9 @@ async function read({ file, format, sourceId }: ReadJob) {
   /** Adds one parsed value read from `bytes` of input; true when the batch is full. */
   const add = (value: unknown, bytes: number): boolean => {
     const result = recordResult(value);
-    // The stored key too (two hashes): this thread has the time, the writer does not.
-    if (result.ok) result.record.key = recordKeyHex(sourceId, result.record.fingerprint);
-    batch.add(result, bytes);
+    // The stored key too (two hashes), written straight into the batch as bytes: the writer binds
+    // it as it is.
+    batch.add(result, bytes, result.ok ? recordKeyHex(sourceId, result.record.fingerprint) : undefined);
     return batch.count >= BATCH || batch.inputBytes >= BATCH_BYTES;
   };
   try {

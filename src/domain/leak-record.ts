@@ -27,8 +27,8 @@ export interface NormalisedRecord {
   leaked_at: string | null;
   /** SHA-256 (hex) of the record's content: the same record gives the same digest. See recordKey(). */
   fingerprint: string;
-  /** recordKey(source, fingerprint) in hex, when the reader that normalised the record knew its source (the CLI's reader thread). */
-  key?: string;
+  /** recordKey(source, fingerprint), when the reader that normalised the record knew its source (the CLI's reader thread). */
+  key?: Uint8Array;
   search_text: string;
 }
 

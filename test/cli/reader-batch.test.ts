@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import type { RecordResult } from '../../src/domain/leak-record.js';
 import { BatchBuilder, batchItems } from '../../src/cli/reader-batch.js';
-import { normaliseRecord, recordKeyHex } from '../../src/domain/leak-record.js';
+import { normaliseRecord, recordKey, recordKeyHex } from '../../src/domain/leak-record.js';
 
 describe('reader thread batches (columns)', () => {
   it('give the writer back every item as it was: index, bytes, every field of a record, and the rejections in place', () => {
@@ -13,11 +14,13 @@ describe('reader thread batches (columns)', () => {
     ];
     const results = inputs.map((v) => {
       const r = normaliseRecord(v);
-      if (r.ok) r.record.key = recordKeyHex('source', r.record.fingerprint);
+      // The writer gets the key that the reader passed along.
+      if (r.ok) r.record.key = recordKey('source', r.record.fingerprint);
       return r;
     });
+    const keyOf = (r: (typeof results)[number]) => (r.ok ? recordKeyHex('source', r.record.fingerprint) : undefined);
     const builder = new BatchBuilder(40);
-    results.forEach((r, i) => builder.add(r, 100 + i));
+    results.forEach((r, i) => builder.add(r, 100 + i, keyOf(r)));
     expect(builder.count).toBe(5);
     expect(builder.inputBytes).toBe(510);
     // What crosses to the writer is a structured clone.
@@ -30,9 +33,38 @@ describe('reader thread batches (columns)', () => {
     const first = results[0];
     if (!first?.ok) throw new Error('expected a valid record');
     expect(Object.values(first.record).filter((v) => v !== null).length).toBe(16);
+    // Each record's key is its own 16 bytes of the batch's buffer.
+    const keys = items.flatMap((i) => (i.result.ok ? [Buffer.from(i.result.record.key as Uint8Array).toString('hex')] : []));
+    expect(keys).toEqual(results.flatMap((r) => (r.ok ? [Buffer.from(r.record.key as Uint8Array).toString('hex')] : [])));
+    expect(new Set(keys).size).toBe(3);
     expect([...batchItems(batch)].every((item) => !item.pause)).toBe(true);
     // The next batch numbers its items on from this one.
-    builder.add(results[4] as (typeof results)[number], 7);
+    builder.add(results[4] as (typeof results)[number], 7, keyOf(results[4] as (typeof results)[number]));
     expect([...batchItems(builder.take())].map((i) => i.index)).toEqual([45]);
+  });
+
+  it('grow the keys buffer past its first thousand records, and keep the keys of the batch taken', () => {
+    const builder = new BatchBuilder();
+    const made = Array.from({ length: 2500 }, (_, i) => {
+      const r = normaliseRecord({ email: `user${i}@example.com` });
+      if (!r.ok) throw new Error('expected a valid record');
+      return { r, key: recordKeyHex('source', r.record.fingerprint) };
+    });
+    made.forEach(({ r, key }) => builder.add(r, 1, key));
+    const batch = structuredClone(builder.take());
+    expect(batch.keys.length).toBe(2500 * 16);
+    const back = [...batchItems(batch)].map((i) => (i.result.ok ? Buffer.from(i.result.record.key as Uint8Array).toString('hex') : ''));
+    expect(back).toEqual(made.map(({ key }) => key));
+    // The next batch starts with an empty buffer of keys, not the last one's.
+    builder.add(made[0]?.r as RecordResult, 1, made[0]?.key);
+    expect(builder.take().keys.length).toBe(16);
+  });
+
+  it('refuse a record without its key: the writer would have to make it', () => {
+    const r = normaliseRecord({ email: 'a@example.com' });
+    expect(() => new BatchBuilder().add(r, 1)).toThrow(/key/);
+    expect(() => new BatchBuilder().add(r, 1, 'abcd')).toThrow(/key/);
+    // A rejected item has none.
+    expect(() => new BatchBuilder().add(normaliseRecord({ email: 'not an address' }), 1)).not.toThrow();
   });
 });
