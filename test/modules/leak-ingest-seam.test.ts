@@ -21,6 +21,24 @@ describe('leak ingestion hooks and part-way failures', () => {
   const stored = async () =>
     (await t.db.selectFrom('leak_records').select((eb) => eb.fn.countAll<number | string>().as('n')).where('source_id', '=', sourceId).executeTakeFirstOrThrow()).n;
 
+  /**
+   * The counters kept on ingest (written once per transaction, as it commits) against what is
+   * stored: the corpus total and password class, the domain's count and the source's.
+   */
+  const expectCountersToMatch = async () => {
+    const n = async (q: Promise<{ n: number | string | bigint } | undefined>) => Number((await q)?.n ?? 0);
+    const counter = (key: string) => n(t.db.selectFrom('leak_counters').select('n').where('key', '=', key).executeTakeFirst());
+    const all = await n(t.db.selectFrom('leak_records').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst());
+    const withPassword = await n(t.db.selectFrom('leak_records').select((eb) => eb.fn.countAll<number>().as('n')).where('password_sha1', 'is not', null).executeTakeFirst());
+    const inDomain = await n(t.db.selectFrom('leak_records').select((eb) => eb.fn.countAll<number>().as('n')).where('domain_rev', '=', 'example.seam.').executeTakeFirst());
+    expect(all).toBeGreaterThan(0);
+    expect(await counter('total')).toBe(all);
+    expect(await counter('class:password')).toBe(withPassword);
+    expect(await counter('with_password')).toBe(withPassword);
+    expect(await n(t.db.selectFrom('leak_domain_counts').select('n').where('key', '=', 'example.seam.').executeTakeFirst())).toBe(inDomain);
+    expect(await n(t.db.selectFrom('leak_sources').select('record_count as n').where('id', '=', sourceId).executeTakeFirst())).toBe(Number(await stored()));
+  };
+
   /** The number of records each batch stores from here on, as an ingest hook sees them. */
   const batchSizes = () => {
     const sizes: number[] = [];
@@ -143,6 +161,7 @@ describe('leak ingestion hooks and part-way failures', () => {
     // Progress is reported at each commit.
     expect(processed).toEqual([6, 12, 14, 14]);
     expect(Number(await stored())).toBe(before + 14);
+    await expectCountersToMatch();
   });
 
   it('rolls back the whole open transaction when a batch in it fails, and reports the last commit', async () => {
@@ -164,6 +183,8 @@ describe('leak ingestion hooks and part-way failures', () => {
     // The fourth batch was written and is undone with the fifth, in the report too.
     expect(err?.extra.body).toMatchObject({ accepted: 6, duplicates: 0, alerts_raised: 3, processed: 6 });
     expect(Number(await stored())).toBe(before + 6);
+    // The counts of the undone batches are undone with them.
+    await expectCountersToMatch();
 
     t.services.leaks.ingestHooks.length = 0;
     expect(await t.services.leaks.ingest(sourceId, records(400, 414), actor, undefined, 2, 1000)).toMatchObject({ accepted: 8, duplicates: 6 });
@@ -183,7 +204,9 @@ describe('leak ingestion hooks and part-way failures', () => {
     expect(err?.message).toBe('stream cut off');
     // Two batches of two were written; the fifth record was still waiting for its batch.
     expect(Number(await stored())).toBe(before + 4);
+    await expectCountersToMatch();
     expect(await t.services.leaks.ingest(sourceId, records(500, 505), actor)).toMatchObject({ accepted: 1, duplicates: 4 });
+    await expectCountersToMatch();
   });
 
   it('answers a failed HTTP ingest with problem+json and the progress, never the cause', async () => {
