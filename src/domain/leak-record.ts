@@ -286,8 +286,9 @@ export function recordKey(sourceId: string, fingerprint: string): Buffer {
 }
 
 /**
- * recordKey() in hex, as the CLI's reader thread sends it. Made from hex digests: crypto.hash gives
- * hex in about half the time it gives a Buffer, and no Buffer is made at all.
+ * recordKey() in hex, as the CLI's reader thread makes it (and writes it into its batch's buffer of
+ * keys, see reader-batch.ts). Made from hex digests: crypto.hash gives hex in about half the time it
+ * gives a Buffer, and no Buffer is made per record.
  */
 export function recordKeyHex(sourceId: string, fingerprint: string): string {
   // Imports run source by source: the last source's prefix is remembered.
