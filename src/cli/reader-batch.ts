@@ -58,7 +58,6 @@ export class BatchBuilder {
   private batch: ReaderBatch;
   /** The keys of the batch being filled, in a buffer that grows as needed (`keys` is cut from it). */
   private keys = Buffer.alloc(1000 * KEY_BYTES);
-  private records = 0;
   /** Bytes of input of the items added so far. */
   inputBytes = 0;
 
@@ -80,14 +79,15 @@ export class BatchBuilder {
     if (result.ok) {
       const r = result.record;
       if (keyHex?.length !== KEY_BYTES * 2) throw new Error('a record sent to the writer needs its key (see recordKeyHex)');
+      // Its key goes where its values start, counted in records.
+      const at = (b.values.length / WIDTH) * KEY_BYTES;
       for (let f = 0; f < WIDTH; f++) b.values.push(r[FIELDS[f] as (typeof FIELDS)[number]]);
-      if ((this.records + 1) * KEY_BYTES > this.keys.length) {
+      if (at + KEY_BYTES > this.keys.length) {
         const grown = Buffer.alloc(this.keys.length * 2);
         this.keys.copy(grown);
         this.keys = grown;
       }
-      this.keys.write(keyHex, this.records * KEY_BYTES, 'hex');
-      this.records++;
+      this.keys.write(keyHex, at, 'hex');
     } else {
       b.rejected.push([b.count, result.errors]);
     }
@@ -101,10 +101,9 @@ export class BatchBuilder {
     const full = this.batch;
     // A copy of its own (a view would take the whole buffer along when cloned), as a plain
     // Uint8Array: a Buffer arrives as one anyway.
-    full.keys = new Uint8Array(this.keys.subarray(0, this.records * KEY_BYTES));
+    full.keys = new Uint8Array(this.keys.subarray(0, (full.values.length / WIDTH) * KEY_BYTES));
     this.batch = BatchBuilder.empty(full.start + full.count);
     this.inputBytes = 0;
-    this.records = 0;
     return full;
   }
 }

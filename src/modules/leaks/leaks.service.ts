@@ -313,11 +313,9 @@ export class LeaksService {
     }
     const add = (key: string, n: number) => deltas.set(key, (deltas.get(key) ?? 0) + n);
     add('total', sign * records.length);
-    DATA_CLASS_TESTS.forEach(([c], i) => {
-      add(`class:${c}`, sign * (classes[i] as number));
-      // Records with a password are those of the password class.
-      if (c === 'password') add('with_password', sign * (classes[i] as number));
-    });
+    DATA_CLASS_TESTS.forEach(([c], i) => add(`class:${c}`, sign * (classes[i] as number)));
+    // Records with a password are those of the password class (in `deltas` as given, too).
+    deltas.set('with_password', deltas.get('class:password') as number);
     for (const [month, n] of months) add(`month:${month}`, sign * n);
     return deltas;
   }
