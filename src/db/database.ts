@@ -97,9 +97,11 @@ function wrapSqlite(raw: SQLite.Database): SqliteDatabase {
 export function openSqlite(file: string): SQLite.Database {
   if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
   const raw = new SQLite(file);
+  // First, so that the switch to the write-ahead log below waits for another process's statement
+  // rather than failing at once (a bulk load's rebuild can hold the database; see bulk-load.ts).
+  raw.pragma('busy_timeout = 5000');
   raw.pragma('journal_mode = WAL');
   raw.pragma('foreign_keys = ON');
-  raw.pragma('busy_timeout = 5000');
   raw.pragma('synchronous = NORMAL');
   // 64 MiB of page cache (the default is 2 MiB): index pages of a large corpus stay in memory.
   raw.pragma('cache_size = -65536');

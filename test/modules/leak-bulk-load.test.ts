@@ -1,11 +1,13 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import type SQLite from 'better-sqlite3';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServices } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { migrateToLatest } from '../../src/db/migrator.js';
+import { openSqlite } from '../../src/db/database.js';
 import { createDeps } from '../../src/deps.js';
 import type { User } from '../../src/modules/users/users.repository.js';
 import { buildTestApp, JWT_SECRET, json, TEST_PG_URL, type TestApp } from '../helpers/build-app.js';
@@ -124,19 +126,41 @@ describe('leak corpus bulk loads', () => {
     raw.exec("insert into leak_records_fts(leak_records_fts) values ('integrity-check')");
   });
 
-  it.skipIf(Boolean(TEST_PG_URL))('checkpoints a file database\'s write-ahead log rarely during a load, and empties it at the end', async () => {
+  /** A database in a file of its own (the test app's is in memory, which has no write-ahead log). */
+  const withFileDatabase = async (fn: (db: { file: string; leaks: ReturnType<typeof createServices>['leaks']; raw: SQLite.Database }) => Promise<void>) => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'threatmon-bulk-'));
     const file = path.join(dir, 'bulk.db');
     const deps = createDeps(loadConfig({ THREATMON_DATABASE_URL: `sqlite:${file}`, THREATMON_JWT_SECRET: JWT_SECRET, THREATMON_LOG_LEVEL: 'warn' }));
     try {
       await migrateToLatest(deps.database.db);
-      const { leaks } = createServices(deps);
       const raw = deps.database.sqlite;
       if (!raw) throw new Error('SQLite only');
-      const source = await leaks.createSource({ p: null, ip: null }, { name: 'WAL' });
+      await fn({ file, leaks: createServices(deps).leaks, raw });
+    } finally {
+      await deps.database.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  };
+  const system = { p: null, ip: null };
+  const loadSome = async (leaks: ReturnType<typeof createServices>['leaks'], name: string, n: number, note = '') => {
+    const source = await leaks.createSource(system, { name });
+    const records = Array.from({ length: n }, (_, i) => ({ index: i, value: { email: `${name}${i}@bulk.example`, full_name: `Bulk Person ${i}`, extra: { note } } }));
+    expect(await leaks.ingest(source.id, records, system)).toMatchObject({ accepted: n });
+  };
+  const journalMode = (raw: SQLite.Database) => raw.pragma('journal_mode', { simple: true });
+  /** The database is whole, and every index and the full-text index agree with the table. */
+  const expectSound = (raw: SQLite.Database, records: number) => {
+    expect(raw.pragma('integrity_check', { simple: true })).toBe('ok');
+    raw.exec("insert into leak_records_fts(leak_records_fts) values ('integrity-check')");
+    expect(raw.prepare('select count(*) as n from leak_records').get()).toEqual({ n: records });
+    expect(raw.prepare("select count(*) as n from leak_records_fts where leak_records_fts match 'bulk'").get()).toEqual({ n: records });
+    expect(raw.prepare("select count(*) as n from sqlite_master where type = 'index' and tbl_name = 'leak_records' and sql is not null").get()).toEqual({ n: 7 });
+  };
+
+  it.skipIf(Boolean(TEST_PG_URL))('checkpoints a file database\'s write-ahead log rarely during a load, and empties it at the end', async () => {
+    await withFileDatabase(async ({ file, leaks, raw }) => {
       leaks.beginBulkLoad();
-      const records = Array.from({ length: 3000 }, (_, i) => ({ index: i, value: { email: `wal${i}@wal.example`, full_name: `Wal Person ${i}`, extra: { note: 'x'.repeat(1000) } } }));
-      expect(await leaks.ingest(source.id, records, { p: null, ip: null })).toMatchObject({ accepted: 3000 });
+      await loadSome(leaks, 'wal', 3000, 'x'.repeat(1000));
       // More than SQLite's 1,000 pages (4 MiB) are waiting in the log: no checkpoint has copied them out.
       const walBytes = () => fs.statSync(`${file}-wal`).size;
       expect(walBytes()).toBeGreaterThan(1000 * 4096);
@@ -144,9 +168,66 @@ describe('leak corpus bulk loads', () => {
       expect(raw.pragma('wal_autocheckpoint', { simple: true })).toBe(1000);
       expect(walBytes()).toBe(0);
       expect(raw.prepare('select count(*) as n from leak_records').get()).toEqual({ n: 3000 });
-    } finally {
-      await deps.database.close();
-      fs.rmSync(dir, { recursive: true, force: true });
-    }
+    });
+  });
+
+  it.skipIf(Boolean(TEST_PG_URL))('rebuilds with a rollback journal when nothing else has the database open, and returns to the write-ahead log', async () => {
+    await withFileDatabase(async ({ leaks, raw }) => {
+      leaks.beginBulkLoad();
+      await loadSome(leaks, 'alone', 2000);
+      const modes: unknown[] = [];
+      expect(leaks.finishBulkLoad(() => modes.push(journalMode(raw)))).toBe(true);
+      expect(modes).toHaveLength(8);
+      expect(new Set(modes)).toEqual(new Set(['truncate']));
+      expect(journalMode(raw)).toBe('wal');
+      expect(raw.pragma('busy_timeout', { simple: true })).toBe(5000);
+      expectSound(raw, 2000);
+    });
+  });
+
+  it.skipIf(Boolean(TEST_PG_URL))('keeps the write-ahead log, without waiting, while another connection has the database open', async () => {
+    await withFileDatabase(async ({ file, leaks, raw }) => {
+      leaks.beginBulkLoad();
+      await loadSome(leaks, 'shared', 2000);
+      const other = openSqlite(file);
+      try {
+        expect(other.prepare('select count(*) as n from leak_records').get()).toEqual({ n: 2000 });
+        // Were the attempt to leave the log to wait for the other connection, this would outlast the test.
+        raw.pragma('busy_timeout = 60000');
+        const modes: unknown[] = [];
+        expect(leaks.finishBulkLoad(() => modes.push(journalMode(raw)))).toBe(true);
+        expect(new Set(modes)).toEqual(new Set(['wal']));
+        expect(raw.pragma('busy_timeout', { simple: true })).toBe(60000);
+        expect(other.prepare(`select count(*) as n from leak_records_fts where leak_records_fts match '"shared 0"'`).get()).toEqual({ n: 1 });
+      } finally {
+        other.close();
+      }
+      expectSound(raw, 2000);
+    });
+  });
+
+  it.skipIf(Boolean(TEST_PG_URL))('lets a process that opens the database during the rebuild put the write-ahead log back itself', async () => {
+    await withFileDatabase(async ({ file, leaks, raw }) => {
+      leaks.beginBulkLoad();
+      await loadSome(leaks, 'opened', 2000);
+      const modes: unknown[] = [];
+      let other: SQLite.Database | undefined;
+      try {
+        expect(
+          leaks.finishBulkLoad((step) => {
+            modes.push(journalMode(raw));
+            // A server starting between two steps: it opens the database and sets the log again.
+            if (step === 'index leak_records_email_idx') other = openSqlite(file);
+          }),
+        ).toBe(true);
+        expect(modes.slice(0, 2)).toEqual(['truncate', 'truncate']);
+        expect(journalMode(raw)).toBe('wal');
+        expect(other && journalMode(other)).toBe('wal');
+        expect(other?.prepare(`select count(*) as n from leak_records_fts where leak_records_fts match '"opened 1999"'`).get()).toEqual({ n: 1 });
+      } finally {
+        other?.close();
+      }
+      expectSound(raw, 2000);
+    });
   });
 });
