@@ -127,7 +127,8 @@ describe('leak corpus bulk loads', () => {
   });
 
   /** A database in a file of its own (the test app's is in memory, which has no write-ahead log). */
-  const withFileDatabase = async (fn: (db: { file: string; leaks: ReturnType<typeof createServices>['leaks']; raw: SQLite.Database }) => Promise<void>) => {
+  type Leaks = ReturnType<typeof createServices>['leaks'];
+  const withFileDatabase = async (fn: (db: { file: string; leaks: Leaks; raw: SQLite.Database }) => Promise<void>) => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'threatmon-bulk-'));
     const file = path.join(dir, 'bulk.db');
     const deps = createDeps(loadConfig({ THREATMON_DATABASE_URL: `sqlite:${file}`, THREATMON_JWT_SECRET: JWT_SECRET, THREATMON_LOG_LEVEL: 'warn' }));
@@ -142,7 +143,7 @@ describe('leak corpus bulk loads', () => {
     }
   };
   const system = { p: null, ip: null };
-  const loadSome = async (leaks: ReturnType<typeof createServices>['leaks'], name: string, n: number, note = '') => {
+  const loadSome = async (leaks: Leaks, name: string, n: number, note = '') => {
     const source = await leaks.createSource(system, { name });
     const records = Array.from({ length: n }, (_, i) => ({ index: i, value: { email: `${name}${i}@bulk.example`, full_name: `Bulk Person ${i}`, extra: { note } } }));
     expect(await leaks.ingest(source.id, records, system)).toMatchObject({ accepted: n });

@@ -53,7 +53,7 @@ const quoted = (name: string) => `"${name.replaceAll('"', '""')}"`;
 
 const isBusy = (err: unknown) => err instanceof SQLite.SqliteError && (err.code === 'SQLITE_BUSY' || err.code === 'SQLITE_LOCKED');
 
-/** How many times the write-ahead log is asked back (each waits up to the connection's busy timeout). */
+/** How many times the write-ahead log is asked back (each attempt may wait up to the connection's busy timeout). */
 const BACK_TO_WAL_ATTEMPTS = 12;
 
 /**
