@@ -126,8 +126,8 @@ describe('leak corpus bulk loads', () => {
     raw.exec("insert into leak_records_fts(leak_records_fts) values ('integrity-check')");
   });
 
-  /** A database in a file of its own (the test app's is in memory, which has no write-ahead log). */
   type Leaks = ReturnType<typeof createServices>['leaks'];
+  /** A database in a file of its own (the test app's is in memory, which has no write-ahead log). */
   const withFileDatabase = async (fn: (db: { file: string; leaks: Leaks; raw: SQLite.Database }) => Promise<void>) => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'threatmon-bulk-'));
     const file = path.join(dir, 'bulk.db');
