@@ -85,12 +85,15 @@ function withRollbackJournal<T>(raw: SQLite.Database, fn: () => T): T {
 
 function backToWal(raw: SQLite.Database): void {
   for (let attempt = 1; ; attempt++) {
+    let mode: unknown;
     try {
-      if (raw.pragma('journal_mode = WAL', { simple: true }) === 'wal') return;
-      throw new Error('SQLite did not return to its write-ahead log');
+      mode = raw.pragma('journal_mode = WAL', { simple: true });
     } catch (err) {
       if (!isBusy(err) || attempt >= BACK_TO_WAL_ATTEMPTS) throw err;
+      continue;
     }
+    if (mode !== 'wal') throw new Error(`SQLite did not return to its write-ahead log (journal mode ${String(mode)})`);
+    return;
   }
 }
 
