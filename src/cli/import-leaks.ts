@@ -98,7 +98,7 @@ async function load(leaks: LeaksService, source: { id: string }, opts: ImportOpt
   bar?.start(size, 0, { records: 0, rate: 0, accepted: 0, duplicates: 0, rejected: 0 });
   let lastLine = 0;
   // Progress is the input of the records stored, not of those read: the reader runs up to 8 MiB ahead.
-  const report = await leaks.ingest(source.id, worker.items(), { p: null, ip: null }, (r, processed, bytes) => {
+  const onBatch = (r: IngestReport, processed: number, bytes: number) => {
     const seconds = (Date.now() - started) / 1000;
     const rate = Math.round(processed / Math.max(seconds, 0.001));
     const done = Math.min(bytes, size);
@@ -109,7 +109,9 @@ async function load(leaks: LeaksService, source: { id: string }, opts: ImportOpt
       lastLine = Date.now();
       out.write(`${processed} records (${Math.round((done / Math.max(size, 1)) * 100)}%), ${rate} rec/s\n`);
     }
-  }, ...(opts.bulk || leaks.inBulkLoad ? [BULK_BATCH_SIZE, BULK_TRANSACTION_MS] : []));
+  };
+  const bulk = opts.bulk || leaks.inBulkLoad;
+  const report = await leaks.ingest(source.id, worker.items(), { p: null, ip: null }, { onBatch, ...(bulk ? { batchSize: BULK_BATCH_SIZE, transactionMs: BULK_TRANSACTION_MS } : {}) });
   bar?.update(size);
   bar?.stop();
   const seconds = (Date.now() - started) / 1000;

@@ -69,7 +69,7 @@ describe('leak ingestion hooks and part-way failures', () => {
     };
     t.services.leaks.ingestHooks.push(hook);
 
-    const first = await t.services.leaks.ingest(sourceId, records(0, 5), actor, undefined, 2);
+    const first = await t.services.leaks.ingest(sourceId, records(0, 5), actor, { batchSize: 2 });
     expect(first).toMatchObject({ accepted: 5, duplicates: 0, alerts_raised: 5, exposures_found: 3 });
     expect(seen.map((s) => s.records.length)).toEqual([2, 2, 1]);
     expect(seen.every((s) => s.visible === s.records.length && s.source === 'Seam')).toBe(true);
@@ -80,7 +80,7 @@ describe('leak ingestion hooks and part-way failures', () => {
 
     // Re-ingesting with one new record: hooks see only what was added.
     seen.length = 0;
-    const again = await t.services.leaks.ingest(sourceId, records(3, 6), actor, undefined, 2);
+    const again = await t.services.leaks.ingest(sourceId, records(3, 6), actor, { batchSize: 2 });
     expect(again).toMatchObject({ accepted: 1, duplicates: 2, alerts_raised: 1 });
     expect(seen.flatMap((s) => s.records.map((r) => r.email))).toEqual(['seam5@seam.example']);
     expect(Number(await stored())).toBe(6);
@@ -89,7 +89,7 @@ describe('leak ingestion hooks and part-way failures', () => {
   it('starts large batches at a thousand records and doubles them up to the size asked for', async () => {
     const sizes = batchSizes();
     const processed: number[] = [];
-    const report = await t.services.leaks.ingest(sourceId, records(100_000, 116_000), actor, (_r, n) => processed.push(n), 10_000);
+    const report = await t.services.leaks.ingest(sourceId, records(100_000, 116_000), actor, { onBatch: (_r, n) => processed.push(n), batchSize: 10_000 });
     expect(report).toMatchObject({ accepted: 16_000, duplicates: 0 });
     expect(sizes).toEqual([1000, 2000, 4000, 8000, 1000]);
     expect(processed).toEqual([1000, 3000, 7000, 15_000, 16_000, 16_000]);
@@ -105,7 +105,7 @@ describe('leak ingestion hooks and part-way failures', () => {
       result: normaliseRecord(i === 2499 ? { email: 'not an address' } : value),
       pause: i === 499 || i === 2499 || i === 3999,
     }));
-    const report = await t.services.leaks.ingest(sourceId, items, actor, (_r, n) => processed.push(n), 10_000);
+    const report = await t.services.leaks.ingest(sourceId, items, actor, { onBatch: (_r, n) => processed.push(n), batchSize: 10_000 });
     expect(report).toMatchObject({ accepted: 4999, duplicates: 0 });
     expect(report.rejected.map((r) => r.index)).toEqual([202_499]);
     expect(processed).toEqual([1000, 2500, 4000, 5000, 5000]);
@@ -119,7 +119,7 @@ describe('leak ingestion hooks and part-way failures', () => {
       return { alerts: 0, exposures: 0 };
     });
     const before = Number(await stored());
-    const err = await t.services.leaks.ingest(sourceId, records(100, 110), actor, undefined, 4).then(
+    const err = await t.services.leaks.ingest(sourceId, records(100, 110), actor, { batchSize: 4 }).then(
       () => undefined,
       (e: unknown) => e as AppError,
     );
@@ -131,7 +131,7 @@ describe('leak ingestion hooks and part-way failures', () => {
 
     // Re-sending everything once the failure is gone stores the rest and skips what was kept.
     t.services.leaks.ingestHooks.length = 0;
-    expect(await t.services.leaks.ingest(sourceId, records(100, 110), actor, undefined, 4)).toMatchObject({ accepted: 6, duplicates: 4 });
+    expect(await t.services.leaks.ingest(sourceId, records(100, 110), actor, { batchSize: 4 })).toMatchObject({ accepted: 6, duplicates: 4 });
     expect(Number(await stored())).toBe(before + 10);
     const count = json(await t.as(staff, { method: 'GET', url: `/api/v1/leaks/sources/${sourceId}/` })).record_count;
     expect(count).toBe(before + 10);
@@ -154,7 +154,7 @@ describe('leak ingestion hooks and part-way failures', () => {
     const order = transactionsOfBatches(0.4);
     const processed: number[] = [];
     const before = Number(await stored());
-    const report = await t.services.leaks.ingest(sourceId, records(300, 314), actor, (_r, n) => processed.push(n), 2, 1000);
+    const report = await t.services.leaks.ingest(sourceId, records(300, 314), actor, { onBatch: (_r, n) => processed.push(n), batchSize: 2, transactionMs: 1000 });
     expect(report).toMatchObject({ accepted: 14, duplicates: 0 });
     // 0.4 s a batch: the third batch of a transaction finds it open for 1.2 s and commits it.
     expect(order).toEqual([0, 0, 0, 1, 1, 1, 2]);
@@ -172,7 +172,7 @@ describe('leak ingestion hooks and part-way failures', () => {
       return { alerts: 1, exposures: 0 };
     });
     const before = Number(await stored());
-    const err = await t.services.leaks.ingest(sourceId, records(400, 414), actor, undefined, 2, 1000).then(
+    const err = await t.services.leaks.ingest(sourceId, records(400, 414), actor, { batchSize: 2, transactionMs: 1000 }).then(
       () => undefined,
       (e: unknown) => e as AppError,
     );
@@ -187,7 +187,7 @@ describe('leak ingestion hooks and part-way failures', () => {
     await expectCountersToMatch();
 
     t.services.leaks.ingestHooks.length = 0;
-    expect(await t.services.leaks.ingest(sourceId, records(400, 414), actor, undefined, 2, 1000)).toMatchObject({ accepted: 8, duplicates: 6 });
+    expect(await t.services.leaks.ingest(sourceId, records(400, 414), actor, { batchSize: 2, transactionMs: 1000 })).toMatchObject({ accepted: 8, duplicates: 6 });
     expect(Number(await stored())).toBe(before + 14);
   });
 
@@ -197,7 +197,7 @@ describe('leak ingestion hooks and part-way failures', () => {
       yield* records(500, 505);
       throw new Error('stream cut off');
     }
-    const err = await t.services.leaks.ingest(sourceId, cutOff(), actor, undefined, 2, 60_000).then(
+    const err = await t.services.leaks.ingest(sourceId, cutOff(), actor, { batchSize: 2, transactionMs: 60_000 }).then(
       () => undefined,
       (e: unknown) => e as Error,
     );

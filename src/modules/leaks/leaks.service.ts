@@ -51,6 +51,21 @@ export type IngestItem =
  */
 export const MAX_BATCH_BYTES = 4 * 1024 * 1024;
 
+/** How ingest() writes: the defaults suit an API request; the CLI's bulk load asks for more. */
+export interface IngestOptions {
+  /** After each commit: the records processed so far, and the input bytes they came from (items' `bytes`). */
+  onBatch?: (report: IngestReport, processed: number, processedBytes: number) => void;
+  /** The largest batch: batches start at BATCH_SIZE and double up to it. */
+  batchSize?: number;
+  /**
+   * How long a transaction stays open for more batches: the first batch written after this many
+   * milliseconds commits it. 0 (the default): every batch is its own transaction. An open
+   * transaction holds the database connection while the next items arrive, so more than 0 is for
+   * a process that does nothing else meanwhile: the CLI's bulk load (see BULK_TRANSACTION_MS).
+   */
+  transactionMs?: number;
+}
+
 export interface IngestReport {
   accepted: number;
   duplicates: number;
@@ -373,16 +388,7 @@ export class LeaksService {
     sourceId: string,
     items: AsyncIterable<IngestItem> | Iterable<IngestItem>,
     actor: { p: Principal | null; ip: string | null },
-    /** After each commit: the records processed so far, and the input bytes they came from (items' `bytes`). */
-    onBatch?: (report: IngestReport, processed: number, processedBytes: number) => void,
-    batchSize = BATCH_SIZE,
-    /**
-     * How long a transaction stays open for more batches: the first batch written after this many
-     * milliseconds commits it. 0 (the default): every batch is its own transaction. An open
-     * transaction holds the database connection while the next items arrive, so more than 0 is for
-     * a process that does nothing else meanwhile: the CLI's bulk load (see BULK_TRANSACTION_MS).
-     */
-    transactionMs = 0,
+    { onBatch, batchSize = BATCH_SIZE, transactionMs = 0 }: IngestOptions = {},
   ): Promise<IngestReport> {
     const source = await this.getSource(sourceId);
     const report: IngestReport = { accepted: 0, duplicates: 0, rejected: [], alerts_raised: 0, exposures_found: 0 };
