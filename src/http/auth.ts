@@ -3,7 +3,7 @@ import fp from 'fastify-plugin';
 import type { InferResult } from 'kysely';
 import type { Plan } from '../config.js';
 import type { AppDeps } from '../deps.js';
-import { unauthenticated, type TokenService } from '../modules/auth/tokens.js';
+import { assertActive, unauthenticated, type TokenService } from '../modules/auth/tokens.js';
 import { ROLE_RANK, type Role, type User, toUser } from '../modules/users/users.repository.js';
 import { AppError, forbidden } from './errors.js';
 
@@ -99,7 +99,7 @@ export const authenticate = fp(
         const mark = deps.principals.mark();
         const { rows } = await db.executeQuery<InferResult<typeof principalSelect>[number]>({ ...principalQuery, parameters: [claims.sub] });
         const row = rows[0];
-        if (!row?.is_active) throw unauthenticated('token_invalid', 'User is inactive or deleted.');
+        assertActive(row);
         const { org_name, org_plan, ...userRow } = row;
         const user = Object.freeze(toUser(userRow));
         // Shared by the requests that find it remembered: frozen, so none of them can change it for the others.

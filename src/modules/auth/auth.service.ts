@@ -6,7 +6,7 @@ import type { AuditLog } from '../audit/audit.repository.js';
 import type { User, UsersRepository } from '../users/users.repository.js';
 import type { UsersService } from '../users/users.service.js';
 import { hashPassword, type PasswordPolicy, verifyPassword } from './passwords.js';
-import { type TokenService, unauthenticated } from './tokens.js';
+import { assertActive, type TokenService, unauthenticated } from './tokens.js';
 
 /** Called on every login attempt, before the answer: the tracking-token module records credential canaries here. */
 export type LoginAttemptHook = (username: string, request: FastifyRequest) => Promise<void>;
@@ -226,7 +226,7 @@ export class AuthService {
   /** The caller as stored now (the principal may be remembered from before the last login). */
   async currentUser(p: Principal): Promise<User> {
     const user = await this.users.findById(this.db, p.user.id);
-    if (!user?.is_active) throw unauthenticated('token_invalid', 'User is inactive or deleted.');
+    assertActive(user);
     return user;
   }
 }

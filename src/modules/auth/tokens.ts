@@ -23,6 +23,11 @@ const LEEWAY_SECONDS = 30;
 export const unauthenticated = (code: 'not_authenticated' | 'token_invalid' | 'token_expired' | 'invalid_credentials', detail: string) =>
   new AppError(code, 401, detail, { headers: { 'www-authenticate': 'Bearer' } });
 
+/** A user found by a token's subject must still be active: else the token stands for nobody (401). */
+export function assertActive<T extends { is_active: boolean | number }>(user: T | undefined): asserts user is T {
+  if (!user?.is_active) throw unauthenticated('token_invalid', 'User is inactive or deleted.');
+}
+
 /**
  * The HS256 key: THREATMON_JWT_SECRET, or (embedded mode) a random secret generated once and
  * kept in the data directory with mode 0600 so tokens survive restarts.
