@@ -9,7 +9,7 @@ import { migrateToLatest } from './db/migrator.js';
 import { PgListener } from './db/pg-listener.js';
 import { type AppDeps, createDeps, type DepsOverrides } from './deps.js';
 import { authenticate, type UnknownBearerHook } from './http/auth.js';
-import { conventions, genReqId } from './http/conventions.js';
+import { conventions, frameworkErrors, genReqId } from './http/conventions.js';
 import { docs } from './http/docs.js';
 import { serviceRoutes } from './http/service.js';
 import { AuditLog } from './modules/audit/audit.repository.js';
@@ -128,6 +128,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     trustProxy: config.trustProxy,
     return503OnClosing: true,
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 500 },
+    frameworkErrors,
     ajv: {
       customOptions: {
         // Unknown body fields must fail (400), not vanish.

@@ -2,6 +2,12 @@ import { domainToASCII } from 'node:url';
 import ipaddr from 'ipaddr.js';
 
 /**
+ * U+0000 in any text a client sends: PostgreSQL's text cannot store it, so it is refused on every
+ * backend alike, with Django REST Framework's CharField message.
+ */
+export const NUL_MESSAGE = 'null characters are not allowed';
+
+/**
  * Indicators of compromise: validation, normalisation and refanging, pure and shared by incidents,
  * monitoring and tracking tokens.
  */

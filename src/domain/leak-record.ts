@@ -1,7 +1,7 @@
 import { hash } from 'node:crypto';
 import ipaddr from 'ipaddr.js';
 import type { FieldError } from '../http/errors.js';
-import { normaliseCidr, normaliseDomain, normaliseEmail, normaliseIp, remembered } from './ioc.js';
+import { NUL_MESSAGE, normaliseCidr, normaliseDomain, normaliseEmail, normaliseIp, remembered } from './ioc.js';
 
 /** Leak records: validation, normalisation, fingerprints and search keys. Pure. */
 
@@ -158,6 +158,10 @@ export function normaliseRecord(input: unknown): RecordResult {
       errors.push({ field, message: `must be at most ${max} characters` });
       return null;
     }
+    if (v.includes('\u0000')) {
+      errors.push({ field, message: NUL_MESSAGE });
+      return null;
+    }
     return v.trim() || null;
   };
 
@@ -205,6 +209,7 @@ export function normaliseRecord(input: unknown): RecordResult {
   if (password !== undefined && password !== null && password !== '') {
     if (typeof password !== 'string') errors.push({ field: 'password', message: 'must be a string' });
     else if (password.length > 1024) errors.push({ field: 'password', message: 'must be at most 1024 characters' });
+    else if (password.includes('\u0000')) errors.push({ field: 'password', message: NUL_MESSAGE });
     else {
       sha1 = sha1Hex(password);
       masked = maskPassword(password);
@@ -225,7 +230,12 @@ export function normaliseRecord(input: unknown): RecordResult {
       if (entries.length > 50) errors.push({ field: 'extra', message: 'must have at most 50 keys' });
       for (const [k, v] of entries) {
         if (k.length === 0 || k.length > 64) errors.push({ field: `extra.${k}`, message: 'key must be 1-64 characters' });
-        else if (typeof v === 'string') extra[k] = v.length > 2048 ? (errors.push({ field: `extra.${k}`, message: 'must be at most 2048 characters' }), '') : v;
+        else if (k.includes('\u0000')) errors.push({ field: `extra.${k.replaceAll('\u0000', '\\u0000')}`, message: `key: ${NUL_MESSAGE}` });
+        else if (typeof v === 'string') {
+          if (v.length > 2048) errors.push({ field: `extra.${k}`, message: 'must be at most 2048 characters' });
+          else if (v.includes('\u0000')) errors.push({ field: `extra.${k}`, message: NUL_MESSAGE });
+          else extra[k] = v;
+        }
         else if (typeof v === 'number' && Number.isFinite(v)) extra[k] = String(v);
         else if (typeof v === 'boolean') extra[k] = String(v);
         else errors.push({ field: `extra.${k}`, message: 'must be a string, number or boolean' });

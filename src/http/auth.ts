@@ -26,6 +26,11 @@ declare module 'fastify' {
     minRole?: Role;
     /** Platform operators only (`is_staff`). */
     staffOnly?: boolean;
+    /**
+     * The route's service validates its body itself, item by item (leak ingestion: a bad record
+     * rejects only itself), so the body is not refused as a whole for a null character.
+     */
+    bodyCheckedByService?: boolean;
   }
 }
 

@@ -3,7 +3,8 @@ import type { IncomingMessage } from 'node:http';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
-import { AppError, type ErrorCode, type FieldError, type Problem, problem } from './errors.js';
+import { NUL_MESSAGE } from '../domain/ioc.js';
+import { AppError, type ErrorCode, type FieldError, type Problem, problem, validation } from './errors.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
@@ -118,6 +119,42 @@ function toProblem(err: FastifyError | AppError | Error, request: FastifyRequest
 }
 
 /**
+ * Fastify's errors from before routing: a path that is not valid percent-encoding (FST_ERR_BAD_URL)
+ * or whose parameter is longer than the router takes (FST_ERR_MAX_PARAM_LENGTH, 500 characters,
+ * far past any id). Neither path can name a resource: 404 problem+json, as for any unknown path,
+ * instead of Fastify's own JSON (400 and 414).
+ */
+export function frameworkErrors(_err: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  return sendProblem(reply.header('x-request-id', request.id), problem(404, 'not_found', 'Not found.', String(request.id)));
+}
+
+/**
+ * Where `value` (a parsed JSON body or query string) holds U+0000 in a string or a key: its dotted
+ * path ('' for `value` itself), else null (see NUL_MESSAGE). Only arrays and plain objects are
+ * walked: a streamed body is not.
+ */
+export function nulField(value: unknown, path = ''): string | null {
+  if (typeof value === 'string') return value.includes('\u0000') ? path : null;
+  if (typeof value !== 'object' || value === null) return null;
+  const at = (key: string | number) => (path ? `${path}.${key}` : String(key));
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const found = nulField(value[i], at(i));
+      if (found !== null) return found;
+    }
+    return null;
+  }
+  const proto = Object.getPrototypeOf(value) as unknown;
+  if (proto !== Object.prototype && proto !== null) return null;
+  for (const [key, item] of Object.entries(value)) {
+    if (key.includes('\u0000')) return at(key);
+    const found = nulField(item, at(key));
+    if (found !== null) return found;
+  }
+  return null;
+}
+
+/**
  * The conventions of API.md section 0 that every route shares: request ids, problem+json for every
  * error (Fastify's own included), 308 to the slashed path, 405 with Allow, and read-only body fields ignored.
  */
@@ -158,6 +195,13 @@ export const conventions = fp(
       const body = request.body;
       if (readOnly && body && typeof body === 'object' && !Array.isArray(body)) {
         for (const key of readOnly) delete (body as Record<string, unknown>)[key];
+      }
+      // The parsed query string is a plain record of strings (or lists of them) without Object's prototype.
+      const inQuery = nulField({ ...(request.query as Record<string, unknown>) });
+      if (inQuery !== null) throw new AppError('invalid_query', 400, `${inQuery}: ${NUL_MESSAGE}`, { errors: [{ field: inQuery, message: NUL_MESSAGE }] });
+      if (!request.routeOptions.config.bodyCheckedByService) {
+        const inBody = nulField(body);
+        if (inBody !== null) throw validation([{ field: inBody || 'body', message: NUL_MESSAGE }]);
       }
     });
 

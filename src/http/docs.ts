@@ -22,6 +22,10 @@ Lists are paginated (\`page\`, \`page_size\` 1-500, default 50) in the envelope
 \`{count, next, previous, results}\`, filter by field-named query parameters (comma lists are OR),
 and sort with \`ordering\` (\`-\` for descending; default \`-created_at\`, ties broken by id).
 Single records carry a strong \`ETag\`; \`If-None-Match\` answers 304 and \`If-Match\` on PATCH answers 412 on mismatch.
+Text may not hold the null character (U+0000) anywhere, in a body (values and keys) or a query
+parameter: 400 \`null characters are not allowed\` for that field, on every database alike (in leak
+ingestion, only the record holding it is rejected). A path that is not valid percent-encoding, or
+whose id is longer than 500 characters, is 404 like any unknown path.
 
 **Authentication.** \`POST /api/v1/auth/token/\` with \`{username, password}\` returns a JWT pair; send
 \`Authorization: Bearer <access>\` on every other request. Access tokens live 15 minutes, refresh tokens 7 days.

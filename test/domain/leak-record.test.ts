@@ -50,6 +50,22 @@ describe('leak records', () => {
     if (!bad.ok) expect(bad.errors.map((e) => e.field).sort()).toEqual(['email', 'ip', 'leaked_at', 'password_sha1', 'phone']);
   });
 
+  it('refuses a null character in any field, the password and extra keys or values', () => {
+    const bad = normaliseRecord({ email: 'a\u0000@example.com', username: 'u\u0000', full_name: 'A\u0000B', password: 'p\u0000w', extra: { city: 'Pa\u0000ris', 'k\u0000': 'v' } });
+    expect(bad.ok).toBe(false);
+    if (!bad.ok) {
+      expect(bad.errors).toEqual([
+        { field: 'email', message: 'null characters are not allowed' },
+        { field: 'username', message: 'null characters are not allowed' },
+        { field: 'full_name', message: 'null characters are not allowed' },
+        { field: 'password', message: 'null characters are not allowed' },
+        { field: 'extra.city', message: 'null characters are not allowed' },
+        { field: 'extra.k\\u0000', message: 'key: null characters are not allowed' },
+      ]);
+    }
+    expect(normaliseRecord({ email: 'a@example.com', username: 'u', extra: { city: 'Paris' } }).ok).toBe(true);
+  });
+
   it('keys a record in its source: 4 bytes of SHA-256 over the source, 12 over the source and fingerprint', () => {
     const sha256 = (s: string) => createHash('sha256').update(s).digest();
     const expected = (source: string, fp: string) => Buffer.concat([sha256(source).subarray(0, 4), sha256(`${source}\n${fp}`).subarray(0, 12)]).toString('hex');

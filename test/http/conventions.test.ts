@@ -139,6 +139,43 @@ describe('API conventions (section 0)', () => {
     expect(res.headers['access-control-allow-origin']).toBeUndefined();
   });
 
+  it('refuses a null character in a query parameter with 400 invalid_query, naming it', async () => {
+    const res = await t.as(org.owner, { method: 'GET', url: '/api/v1/incidents/?search=a%00b' });
+    expect(res.statusCode).toBe(400);
+    expect(res.headers['content-type']).toContain('application/problem+json');
+    expect(json(res)).toMatchObject({ code: 'invalid_query', errors: [{ field: 'search', message: 'null characters are not allowed' }] });
+    const repeated = await t.as(org.owner, { method: 'GET', url: '/api/v1/incidents/?search=a&search=b%00' });
+    expect(repeated.statusCode).toBe(400);
+    expect(json(repeated).errors).toEqual([{ field: 'search.1', message: 'null characters are not allowed' }]);
+  });
+
+  it('refuses a null character anywhere in a JSON body (value or key, at any depth) with 400, storing nothing', async () => {
+    const list = async () => json(await t.as(org.owner, { method: 'GET', url: '/api/v1/incidents/' })).count as number;
+    const before = await list();
+    const title = await t.as(org.owner, { method: 'POST', url: '/api/v1/incidents/', payload: { title: 'a\u0000b', severity: 'low' } });
+    expect(title.statusCode).toBe(400);
+    expect(json(title)).toMatchObject({ code: 'validation_error', errors: [{ field: 'title', message: 'null characters are not allowed' }] });
+    const nested = await t.as(org.owner, { method: 'POST', url: '/api/v1/incidents/', payload: { title: 'fine', severity: 'low', tags: ['ok', 'b\u0000'] } });
+    expect(nested.statusCode).toBe(400);
+    expect(json(nested).errors).toEqual([{ field: 'tags.1', message: 'null characters are not allowed' }]);
+    const key = await t.inject({ method: 'POST', url: '/echo/', payload: { name: 'x', 'n\u0000': 1 } });
+    expect(key.statusCode).toBe(400);
+    expect(json(key).errors).toEqual([{ field: 'n\u0000', message: 'null characters are not allowed' }]);
+    expect(await list()).toBe(before);
+    // The same text without the character is fine.
+    expect((await t.inject({ method: 'POST', url: '/echo/', payload: { name: 'a b' } })).statusCode).toBe(200);
+  });
+
+  it('answers 404 problem+json for a path that is not valid percent-encoding or has an over-long parameter', async () => {
+    for (const url of ['/api/v1/incidents/%zz/', `/api/v1/incidents/${'a'.repeat(600)}/`]) {
+      const res = await t.as(org.owner, { method: 'GET', url });
+      expect(res.statusCode).toBe(404);
+      expect(res.headers['content-type']).toContain('application/problem+json');
+      expect(json(res)).toMatchObject({ status: 404, code: 'not_found' });
+      expect(res.headers['x-request-id']).toBe(json(res).request_id);
+    }
+  });
+
   it('answers 404 for a path id that is not a UUID', async () => {
     const res = await t.as(org.owner, { method: 'GET', url: '/api/v1/users/not-a-uuid/' });
     expect(res.statusCode).toBe(404);

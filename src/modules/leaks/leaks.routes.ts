@@ -136,7 +136,7 @@ export const leaksRoutes: FastifyPluginAsyncTypebox<{ leaks: LeaksService }> = a
   app.post(
     '/leaks/sources/:id/records/',
     {
-      config: { staffOnly: true },
+      config: { staffOnly: true, bodyCheckedByService: true },
       bodyLimit: INGEST_BODY_LIMIT,
       // Records are validated one by one by the ingestion, so one bad record rejects only itself.
       validatorCompiler: () => () => true,
