@@ -94,13 +94,48 @@ function wrapSqlite(raw: SQLite.Database): SqliteDatabase {
   };
 }
 
-export function openSqlite(file: string): SQLite.Database {
+/** SQLite's answer when another connection holds the lock a statement needs. */
+export const isBusy = (err: unknown) => err instanceof SQLite.SqliteError && (err.code === 'SQLITE_BUSY' || err.code === 'SQLITE_LOCKED');
+
+/**
+ * How long opening a database waits to put its write-ahead log back while another process holds
+ * it: a bulk load's rebuild (see bulk-load.ts) holds it for one index build at a time, which takes
+ * longer than the busy timeout on a large corpus (on 1M records, the full-text step alone takes 2-3 s).
+ */
+export const WAL_WAIT_MS = 10 * 60_000;
+
+/**
+ * Puts the database in its write-ahead log, retrying while another connection holds it until
+ * `waitMs` has passed (each attempt waits up to the connection's busy timeout, or 50 ms when SQLite
+ * answers busy at once). `onWait` is called once, before the first retry.
+ */
+export function toWal(raw: SQLite.Database, waitMs: number, onWait?: () => void): void {
+  const deadline = Date.now() + waitMs;
+  for (let waited = false; ; waited = true) {
+    let mode: unknown;
+    try {
+      mode = raw.pragma('journal_mode = WAL', { simple: true });
+    } catch (err) {
+      if (!isBusy(err) || Date.now() >= deadline) throw err;
+      if (!waited) onWait?.();
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 50);
+      continue;
+    }
+    // An in-memory database has no log: it stays in memory.
+    if (mode !== 'wal' && mode !== 'memory') throw new Error(`SQLite did not return to its write-ahead log (journal mode ${String(mode)})`);
+    return;
+  }
+}
+
+export function openSqlite(file: string, opts: { busyTimeoutMs?: number; walWaitMs?: number } = {}): SQLite.Database {
   if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
   const raw = new SQLite(file);
   // First, so that the switch to the write-ahead log below waits for another process's statement
-  // rather than failing at once (a bulk load's rebuild can hold the database; see bulk-load.ts).
-  raw.pragma('busy_timeout = 5000');
-  raw.pragma('journal_mode = WAL');
+  // rather than failing at once.
+  raw.pragma(`busy_timeout = ${opts.busyTimeoutMs ?? 5000}`);
+  toWal(raw, opts.walWaitMs ?? WAL_WAIT_MS, () =>
+    process.stderr.write(`threatmon: ${file} is held by another process (a bulk load rebuilding its indexes?): waiting for it\n`),
+  );
   raw.pragma('foreign_keys = ON');
   raw.pragma('synchronous = NORMAL');
   // 64 MiB of page cache (the default is 2 MiB): index pages of a large corpus stay in memory.

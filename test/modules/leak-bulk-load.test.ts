@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -244,6 +245,56 @@ describe('leak corpus bulk loads', () => {
       }
       expectSound(raw, 2000);
     });
+  });
+
+  /**
+   * Another process holding the database as a bulk load's rebuild does, one index build at a time:
+   * out of the write-ahead log, in an exclusive lock, for `ms` milliseconds. Resolves once it holds it.
+   */
+  const holdDatabase = async (file: string, ms: number): Promise<{ exited: Promise<unknown> }> => {
+    const code = `
+      const db = require('better-sqlite3')(process.argv[1]);
+      db.pragma('journal_mode = TRUNCATE');
+      db.exec('create table if not exists held (x)');
+      db.exec('begin exclusive');
+      db.exec('insert into held values (1)');
+      console.log('held');
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, Number(process.argv[2]));
+      db.exec('commit');
+      db.close();`;
+    const child = spawn(process.execPath, ['-e', code, file, String(ms)], { cwd: process.cwd(), stdio: ['ignore', 'pipe', 'inherit'] });
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    await new Promise((resolve, reject) => {
+      child.stdout.once('data', resolve);
+      void exited.then((status) => reject(new Error(`the holder exited (${String(status)}) before it held the database`)));
+    });
+    return { exited };
+  };
+
+  it.skipIf(Boolean(TEST_PG_URL))('opens a database that another process holds for longer than the busy timeout (a long index build) once it lets go', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'threatmon-held-'));
+    const file = path.join(dir, 'held.db');
+    openSqlite(file).close();
+    try {
+      // Past the time it is given to wait, opening fails, as it did after the busy timeout alone...
+      let holder = await holdDatabase(file, 1000);
+      expect(() => openSqlite(file, { busyTimeoutMs: 50, walWaitMs: 200 })).toThrow(/database is locked/);
+      await holder.exited;
+      // ...and within it, opening waits for the holder, however much longer than the busy timeout.
+      holder = await holdDatabase(file, 1000);
+      const started = Date.now();
+      const db = openSqlite(file, { busyTimeoutMs: 50 });
+      try {
+        expect(Date.now() - started).toBeGreaterThanOrEqual(500);
+        expect(journalMode(db)).toBe('wal');
+        expect(db.prepare('select count(*) as n from held').get()).toEqual({ n: 2 });
+      } finally {
+        db.close();
+      }
+      await holder.exited;
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it.skipIf(Boolean(TEST_PG_URL))('lets a process that opens the database during the rebuild put the write-ahead log back itself', async () => {

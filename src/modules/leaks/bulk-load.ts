@@ -1,4 +1,5 @@
-import SQLite from 'better-sqlite3';
+import type SQLite from 'better-sqlite3';
+import { isBusy, toWal } from '../../db/database.js';
 
 /**
  * Bulk loads on SQLite. Maintaining eight search structures with random keys (e-mail, username,
@@ -51,10 +52,8 @@ function setFtsHashSize(raw: SQLite.Database, bytes: number) {
 
 const quoted = (name: string) => `"${name.replaceAll('"', '""')}"`;
 
-const isBusy = (err: unknown) => err instanceof SQLite.SqliteError && (err.code === 'SQLITE_BUSY' || err.code === 'SQLITE_LOCKED');
-
-/** How many times the write-ahead log is asked back (each attempt may wait up to the connection's busy timeout). */
-const BACK_TO_WAL_ATTEMPTS = 12;
+/** How long the write-ahead log is asked back for, while another connection holds the database. */
+const BACK_TO_WAL_MS = 60_000;
 
 /**
  * Runs `fn` with a rollback journal instead of the write-ahead log when this is the only connection
@@ -65,8 +64,9 @@ const BACK_TO_WAL_ATTEMPTS = 12;
  * hour). Leaving the log takes every other connection's absence, and SQLite answers at once, without
  * waiting for the busy timeout: with a server's connection open, the rebuild runs in the log as
  * before. The log is back before this returns, whatever `fn` did. A process opening the database
- * meanwhile puts the log back itself (openSqlite), once the statement running here lets it, and
- * the rest of the rebuild runs in the log. Only the rebuild leaves the log, not the load before it:
+ * meanwhile puts the log back itself (openSqlite), waiting for the statements running here to let it
+ * (WAL_WAIT_MS: after the busy timeout alone, `threatmon serve` started during the bench corpus's
+ * rebuild failed with "database is locked"), and the rest of the rebuild runs in the log. Only the rebuild leaves the log, not the load before it:
  * loading out of the log too was about 8% faster (bench corpus, 19.4-20.0 s instead of 21.2-21.4 s),
  * but a load holds a transaction nearly all the time (BULK_TRANSACTION_MS), and a server starting
  * meanwhile then failed with "database is locked".
@@ -82,21 +82,7 @@ function withRollbackJournal<T>(raw: SQLite.Database, fn: () => T): T {
   try {
     return fn();
   } finally {
-    if (left) backToWal(raw);
-  }
-}
-
-function backToWal(raw: SQLite.Database): void {
-  for (let attempt = 1; ; attempt++) {
-    let mode: unknown;
-    try {
-      mode = raw.pragma('journal_mode = WAL', { simple: true });
-    } catch (err) {
-      if (!isBusy(err) || attempt >= BACK_TO_WAL_ATTEMPTS) throw err;
-      continue;
-    }
-    if (mode !== 'wal') throw new Error(`SQLite did not return to its write-ahead log (journal mode ${String(mode)})`);
-    return;
+    if (left) toWal(raw, BACK_TO_WAL_MS);
   }
 }
 
