@@ -4,7 +4,7 @@ import { normaliseRecord, parseFullText, recordKey, sha1Hex } from '../src/domai
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import { migrateToLatest, MIGRATIONS } from '../src/db/migrator.js';
-import { createDeps } from '../src/deps.js';
+import { type AppDeps, createDeps } from '../src/deps.js';
 import { JWT_SECRET, TEST_PG_URL, testDatabaseUrl } from './helpers/build-app.js';
 
 /** Applies the migrations named before `first`, as migrateToLatest does (on PostgreSQL, bookkeeping in the connection's own schema). */
@@ -30,6 +30,19 @@ describe('data migrations', () => {
     const now = new Date().toISOString();
     await db.insertInto('leak_sources').values({ ...source, description: '', data_classes: '[]', is_verified: false, created_at: now, updated_at: now }).execute();
     return { db, raw: deps.database.sqlite, leaks: createServices(deps).leaks, actor: { p: null, ip: null } };
+  }
+
+  /**
+   * A bulk load begun as the code before migration 0011 began one (no heartbeat_at): its row, and the
+   * indexes and full-text insert trigger set aside. The code of today needs the schema of today.
+   */
+  function beginOldBulkLoad(raw: NonNullable<AppDeps['database']['sqlite']>) {
+    const objects = raw
+      .prepare("select type, name, sql from sqlite_master where tbl_name = 'leak_records' and sql is not null and (type = 'index' or (type = 'trigger' and name = 'leak_records_fts_insert'))")
+      .all() as Array<{ type: string; name: string; sql: string }>;
+    const { max } = raw.prepare('select coalesce(max(rowid), 0) as max from leak_records').get() as { max: number };
+    raw.prepare('insert into leak_bulk_loads (id, from_rowid, dropped_indexes, started_at) values (1, ?, ?, ?)').run(max, JSON.stringify(objects), new Date().toISOString());
+    for (const { type, name } of objects) raw.exec(`drop ${type} "${name}"`);
   }
 
   it('0005 counts the records of each domain, 0006 rewrites full-text words of existing records, 0008 gathers their words (PostgreSQL)', async () => {
@@ -162,7 +175,7 @@ describe('data migrations', () => {
     const raw = sqlite as NonNullable<typeof sqlite>;
     const records = (...emails: string[]) => emails.map((email, index) => ({ index, value: { email } }));
     await leaks.ingest(sourceId, records('jamie@prefix.example', 'james@prefix.example'), actor);
-    leaks.beginBulkLoad();
+    beginOldBulkLoad(raw);
     await leaks.ingest(sourceId, records('jamal@prefix.example', 'jam@prefix.example', 'jan@prefix.example'), actor);
     const matches = (q: string) => (raw.prepare('select count(*) as n from leak_records_fts where leak_records_fts match ?').get(q) as { n: number }).n;
     expect(matches('"jam"*')).toBe(2); // the bulk load's records are not indexed yet
@@ -194,7 +207,7 @@ describe('data migrations', () => {
     ];
     await leaks.ingest(sourceId, values.slice(0, 2).map((value, index) => ({ index, value })), actor);
     // SQLite: a bulk load in progress has the indexes set aside when the migration runs.
-    if (raw) leaks.beginBulkLoad();
+    if (raw) beginOldBulkLoad(raw);
     await leaks.ingest(sourceId, [{ index: 0, value: values[2] }], actor);
     expect(await migrateToLatest(db)).toContain('0010_leak_lean_indexes');
     if (raw) {

@@ -27,12 +27,12 @@ async function bootstrap(deps: AppDeps, services: ReturnType<typeof createServic
   }
 }
 
-/** A bulk load that was killed left search indexes out: rebuild them before serving. */
+/** A bulk load that was killed left search indexes out: rebuild them before serving. One in progress is left to its importer. */
 function finishInterruptedBulkLoad(services: ReturnType<typeof createServices>, log: { info(obj: object, msg: string): void }): void {
   const started = Date.now();
-  if (services.leaks.finishBulkLoad((step, ms) => log.info({ step, ms }, 'bulk load: rebuilt'))) {
-    log.info({ ms: Date.now() - started }, 'finished an interrupted bulk load of the leak corpus');
-  }
+  const outcome = services.leaks.finishInterruptedBulkLoad((step, ms) => log.info({ step, ms }, 'bulk load: rebuilt'));
+  if (outcome === 'finished') log.info({ ms: Date.now() - started }, 'finished an interrupted bulk load of the leak corpus');
+  if (outcome === 'in progress') log.info({}, 'a bulk load of the leak corpus is in progress in another process: its importer rebuilds the search indexes when it ends');
 }
 
 /** SIGTERM/SIGINT: stop accepting, finish the requests in flight, exit. */

@@ -9,6 +9,7 @@ import * as m0007 from './migrations/0007_leak_record_keys.js';
 import * as m0008 from './migrations/0008_leak_search_vocabulary.js';
 import * as m0009 from './migrations/0009_leak_fts_prefix_index.js';
 import * as m0010 from './migrations/0010_leak_lean_indexes.js';
+import * as m0011 from './migrations/0011_leak_bulk_load_heartbeat.js';
 
 /** Listed in code, not read from a folder, so they run the same from src/ (tsx) and dist/. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -22,6 +23,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0008_leak_search_vocabulary': m0008,
   '0009_leak_fts_prefix_index': m0009,
   '0010_leak_lean_indexes': m0010,
+  '0011_leak_bulk_load_heartbeat': m0011,
 };
 
 export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {

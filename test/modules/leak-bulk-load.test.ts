@@ -10,6 +10,7 @@ import { loadConfig } from '../../src/config.js';
 import { migrateToLatest } from '../../src/db/migrator.js';
 import { openSqlite } from '../../src/db/database.js';
 import { createDeps } from '../../src/deps.js';
+import { BULK_LOAD_ALIVE_MS } from '../../src/modules/leaks/leaks.service.js';
 import type { User } from '../../src/modules/users/users.repository.js';
 import { buildTestApp, JWT_SECRET, json, TEST_PG_URL, type TestApp } from '../helpers/build-app.js';
 
@@ -170,6 +171,41 @@ describe('leak corpus bulk loads', () => {
       expect(raw.pragma('wal_autocheckpoint', { simple: true })).toBe(1000);
       expect(walBytes()).toBe(0);
       expect(raw.prepare('select count(*) as n from leak_records').get()).toEqual({ n: 3000 });
+    });
+  });
+
+  it.skipIf(Boolean(TEST_PG_URL))('leaves a load in progress to its importer at a server\'s start-up, and finishes one whose importer went quiet', async () => {
+    await withFileDatabase(async ({ file, leaks, raw }) => {
+      const explicitIndexes = () => (raw.prepare("select count(*) as n from sqlite_master where type = 'index' and tbl_name = 'leak_records' and sql is not null").get() as { n: number }).n;
+      const heartbeatAt = () => (raw.prepare('select heartbeat_at from leak_bulk_loads').get() as { heartbeat_at: string | null } | undefined)?.heartbeat_at;
+      const serverDeps = createDeps(loadConfig({ THREATMON_DATABASE_URL: `sqlite:${file}`, THREATMON_JWT_SECRET: JWT_SECRET, THREATMON_LOG_LEVEL: 'warn' }));
+      try {
+        const server = createServices(serverDeps).leaks;
+        expect(server.finishInterruptedBulkLoad()).toBe('none');
+        leaks.beginBulkLoad();
+        const began = heartbeatAt();
+        expect(began).toBeTruthy();
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        await loadSome(leaks, 'alive', 1500);
+        // Each commit of the load shows it is alive.
+        expect(String(heartbeatAt()) > String(began)).toBe(true);
+        // A server starting now leaves the load alone: indexes still set aside, the load still on.
+        expect(server.finishInterruptedBulkLoad()).toBe('in progress');
+        expect(explicitIndexes()).toBe(0);
+        // The importer falls silent for longer than BULK_LOAD_ALIVE_MS (killed): the next server finishes its load.
+        raw.prepare('update leak_bulk_loads set heartbeat_at = ?').run(new Date(Date.now() - BULK_LOAD_ALIVE_MS - 1000).toISOString());
+        expect(server.finishInterruptedBulkLoad()).toBe('finished');
+        expect(heartbeatAt()).toBeUndefined();
+        expectSound(raw, 1500);
+        // A load begun before heartbeats were recorded counts as interrupted.
+        leaks.beginBulkLoad();
+        raw.prepare('update leak_bulk_loads set heartbeat_at = null').run();
+        expect(server.finishInterruptedBulkLoad()).toBe('finished');
+        expect(leaks.finishBulkLoad()).toBe(false);
+        expectSound(raw, 1500);
+      } finally {
+        await serverDeps.database.close();
+      }
     });
   });
 

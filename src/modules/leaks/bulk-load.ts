@@ -90,13 +90,24 @@ function withRollbackJournal<T>(raw: SQLite.Database, fn: () => T): T {
 export function beginBulkLoad(raw: SQLite.Database, now: string): void {
   raw
     .transaction(() => {
-      if (raw.prepare('select 1 from leak_bulk_loads').get()) return;
+      if (raw.prepare('select 1 from leak_bulk_loads').get()) return heartbeat(raw, now);
       const { max } = raw.prepare('select coalesce(max(rowid), 0) as max from leak_records').get() as { max: number };
       const objects = setAside(raw);
-      raw.prepare('insert into leak_bulk_loads (id, from_rowid, dropped_indexes, started_at) values (1, ?, ?, ?)').run(max, JSON.stringify(objects), now);
+      raw.prepare('insert into leak_bulk_loads (id, from_rowid, dropped_indexes, started_at, heartbeat_at) values (1, ?, ?, ?, ?)').run(max, JSON.stringify(objects), now, now);
       for (const { type, name } of objects) raw.exec(`drop ${type} ${quoted(name)}`);
     })
     .immediate();
+}
+
+/** Records that the process running the bulk load is alive (see migration 0011), in its open transaction if it has one. */
+export function heartbeat(raw: SQLite.Database, now: string): void {
+  raw.prepare('update leak_bulk_loads set heartbeat_at = ?').run(now);
+}
+
+/** The bulk load in progress, with when its process last showed it was alive (null: never, a load from before migration 0011); undefined: none. */
+export function bulkLoadInProgress(raw: SQLite.Database): { heartbeatAt: string | null } | undefined {
+  const row = raw.prepare('select heartbeat_at from leak_bulk_loads').get() as { heartbeat_at: string | null } | undefined;
+  return row && { heartbeatAt: row.heartbeat_at };
 }
 
 /**
@@ -105,19 +116,27 @@ export function beginBulkLoad(raw: SQLite.Database, now: string): void {
  * load, in one transaction; with a rollback journal when nothing else has the database open (see
  * withRollbackJournal). Returns false when no bulk load was in progress.
  */
-export function finishBulkLoad(raw: SQLite.Database, onStep?: (step: string, ms: number) => void): boolean {
+export function finishBulkLoad(raw: SQLite.Database, opts: RebuildOptions): boolean {
   const load = raw.prepare('select from_rowid, dropped_indexes from leak_bulk_loads').get() as BulkLoadRow | undefined;
   if (!load) return false;
-  withRollbackJournal(raw, () => rebuild(raw, load, onStep));
+  withRollbackJournal(raw, () => rebuild(raw, load, opts));
   return true;
 }
 
-function rebuild(raw: SQLite.Database, load: BulkLoadRow, onStep?: (step: string, ms: number) => void): void {
+export interface RebuildOptions {
+  /** The time now, as stored: the rebuild shows it is alive after each step (heartbeat). */
+  now: () => string;
+  /** After each step, with its time. */
+  onStep?: (step: string, ms: number) => void;
+}
+
+function rebuild(raw: SQLite.Database, load: BulkLoadRow, { now, onStep }: RebuildOptions): void {
   // Loads begun before triggers were set aside recorded indexes only, with no `type`.
   const objects = JSON.parse(load.dropped_indexes) as Array<{ type?: 'index' | 'trigger'; name: string; sql: string }>;
   const timed = (step: string, fn: () => void) => {
     const started = Date.now();
     fn();
+    heartbeat(raw, now());
     onStep?.(step, Date.now() - started);
   };
   // Let SQLite's sorter use a second thread while building indexes. It takes up to the page cache's
