@@ -190,12 +190,24 @@ describe('leak corpus bulk loads', () => {
         // Each commit of the load shows it is alive.
         expect(String(heartbeatAt()) > String(began)).toBe(true);
         // A server starting now leaves the load alone: indexes still set aside, the load still on.
+        expect(raw.prepare('select owner_host, owner_pid from leak_bulk_loads').get()).toEqual({ owner_host: os.hostname(), owner_pid: process.pid });
         expect(server.finishInterruptedBulkLoad()).toBe('in progress');
         expect(explicitIndexes()).toBe(0);
-        // The importer falls silent for longer than BULK_LOAD_ALIVE_MS (killed): the next server finishes its load.
-        raw.prepare('update leak_bulk_loads set heartbeat_at = ?').run(new Date(Date.now() - BULK_LOAD_ALIVE_MS - 1000).toISOString());
+        // Its process gone (Ctrl-C) but its heartbeat fresh: interrupted, seen at once on its own host;
+        // on another host (a container sharing the file) only the heartbeat tells.
+        const gone = spawn(process.execPath, ['-e', '']);
+        await new Promise((resolve) => gone.once('exit', resolve));
+        raw.prepare('update leak_bulk_loads set owner_host = ?, owner_pid = ?').run('another-host', gone.pid);
+        expect(server.finishInterruptedBulkLoad()).toBe('in progress');
+        // The importer falls silent for longer than BULK_LOAD_ALIVE_MS: interrupted, wherever it ran.
+        raw.prepare('update leak_bulk_loads set owner_host = ?, owner_pid = ?, heartbeat_at = ?').run('another-host', process.pid, new Date(Date.now() - BULK_LOAD_ALIVE_MS - 1000).toISOString());
         expect(server.finishInterruptedBulkLoad()).toBe('finished');
         expect(heartbeatAt()).toBeUndefined();
+        expectSound(raw, 1500);
+        // And a load whose process is gone from this host, heartbeat fresh, is finished at once.
+        leaks.beginBulkLoad();
+        raw.prepare('update leak_bulk_loads set owner_pid = ?').run(gone.pid);
+        expect(server.finishInterruptedBulkLoad()).toBe('finished');
         expectSound(raw, 1500);
         // A load begun before heartbeats were recorded counts as interrupted.
         leaks.beginBulkLoad();

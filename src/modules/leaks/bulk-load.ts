@@ -1,3 +1,4 @@
+import os from 'node:os';
 import type SQLite from 'better-sqlite3';
 import { isBusy, toWal } from '../../db/database.js';
 
@@ -90,10 +91,16 @@ function withRollbackJournal<T>(raw: SQLite.Database, fn: () => T): T {
 export function beginBulkLoad(raw: SQLite.Database, now: string): void {
   raw
     .transaction(() => {
-      if (raw.prepare('select 1 from leak_bulk_loads').get()) return heartbeat(raw, now);
+      const owner = [os.hostname(), process.pid] as const;
+      if (raw.prepare('select 1 from leak_bulk_loads').get()) {
+        raw.prepare('update leak_bulk_loads set heartbeat_at = ?, owner_host = ?, owner_pid = ?').run(now, ...owner);
+        return;
+      }
       const { max } = raw.prepare('select coalesce(max(rowid), 0) as max from leak_records').get() as { max: number };
       const objects = setAside(raw);
-      raw.prepare('insert into leak_bulk_loads (id, from_rowid, dropped_indexes, started_at, heartbeat_at) values (1, ?, ?, ?, ?)').run(max, JSON.stringify(objects), now, now);
+      raw
+        .prepare('insert into leak_bulk_loads (id, from_rowid, dropped_indexes, started_at, heartbeat_at, owner_host, owner_pid) values (1, ?, ?, ?, ?, ?, ?)')
+        .run(max, JSON.stringify(objects), now, now, ...owner);
       for (const { type, name } of objects) raw.exec(`drop ${type} ${quoted(name)}`);
     })
     .immediate();
@@ -104,10 +111,30 @@ export function heartbeat(raw: SQLite.Database, now: string): void {
   raw.prepare('update leak_bulk_loads set heartbeat_at = ?').run(now);
 }
 
-/** The bulk load in progress, with when its process last showed it was alive (null: never, a load from before migration 0011); undefined: none. */
-export function bulkLoadInProgress(raw: SQLite.Database): { heartbeatAt: string | null } | undefined {
-  const row = raw.prepare('select heartbeat_at from leak_bulk_loads').get() as { heartbeat_at: string | null } | undefined;
-  return row && { heartbeatAt: row.heartbeat_at };
+/**
+ * Whether the bulk load in progress (if any) still has a process running it: one that showed it
+ * was alive within `aliveMs` of `nowMs` and, when it ran on this host, whose process still exists
+ * (an import stopped with Ctrl-C is seen at once, not `aliveMs` later). A load from before
+ * migration 0011 has no heartbeat: interrupted.
+ */
+export function bulkLoadState(raw: SQLite.Database, nowMs: number, aliveMs: number): 'none' | 'in progress' | 'interrupted' {
+  const row = raw.prepare('select heartbeat_at, owner_host, owner_pid from leak_bulk_loads').get() as
+    | { heartbeat_at: string | null; owner_host: string | null; owner_pid: number | null }
+    | undefined;
+  if (!row) return 'none';
+  if (row.heartbeat_at === null || nowMs - Date.parse(row.heartbeat_at) >= aliveMs) return 'interrupted';
+  if (row.owner_host === os.hostname() && row.owner_pid !== null && !processExists(row.owner_pid)) return 'interrupted';
+  return 'in progress';
+}
+
+function processExists(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    // EPERM: it exists, as another user's process.
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
 
 /**

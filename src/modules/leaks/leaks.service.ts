@@ -10,7 +10,7 @@ import { envelope, given, invalidPage, type ListQuery, Listing, onlyParams, type
 import type { AuditLog } from '../audit/audit.repository.js';
 import { diff } from '../audit/audit.repository.js';
 import { assertHasCriterion, domainRange, type LeakSearchContext, leakSearch } from './leaks.search.js';
-import { beginBulkLoad, bulkLoadInProgress, finishBulkLoad, heartbeat } from './bulk-load.js';
+import { beginBulkLoad, bulkLoadState, finishBulkLoad, heartbeat } from './bulk-load.js';
 import { recordResult } from './ndjson-lines.js';
 import type { LeakRecordOut, LeakSourceOut } from './leaks.schemas.js';
 
@@ -98,8 +98,8 @@ const newTransactionCounts = (): TransactionCounts => ({ corpus: new Map(), doma
 const BULK_WAL_PAGES = 65_536;
 /**
  * A bulk load whose process showed it was alive this recently (each commit, about every second
- * while records flow; each step of its rebuild) is in progress, not interrupted: see
- * finishInterruptedBulkLoad. An importer whose input stalls for longer counts as interrupted.
+ * while records flow; each step of its rebuild) is in progress, not interrupted, unless its process
+ * is seen to be gone: see bulkLoadState. An importer whose input stalls for longer counts as interrupted.
  */
 export const BULK_LOAD_ALIVE_MS = 2 * 60_000;
 /** A domain search merges the index ranges of at most this many domains (the domain and its subdomains). */
@@ -636,16 +636,15 @@ export class LeaksService {
   }
 
   /**
-   * At start-up (`threatmon serve`): finishes a bulk load whose process stopped showing it is alive
-   * (killed, or silent for BULK_LOAD_ALIVE_MS), and leaves one in progress to its importer. A
+   * At start-up (`threatmon serve`): finishes a bulk load whose process is gone (killed, or silent
+   * for BULK_LOAD_ALIVE_MS; see bulkLoadState), and leaves one in progress to its importer. A
    * server that finished a load still running made the rest of it go the slow way, with every index
    * kept up to date (bench corpus, a server started 5 s in: 110.6 s instead of about 21 s).
    */
   finishInterruptedBulkLoad(onStep?: (step: string, ms: number) => void): 'finished' | 'in progress' | 'none' {
     const raw = this.deps.database.sqlite;
-    const load = raw && bulkLoadInProgress(raw);
-    if (!load) return 'none';
-    if (load.heartbeatAt !== null && this.deps.clock().getTime() - Date.parse(load.heartbeatAt) < BULK_LOAD_ALIVE_MS) return 'in progress';
+    const state = raw ? bulkLoadState(raw, this.deps.clock().getTime(), BULK_LOAD_ALIVE_MS) : 'none';
+    if (state !== 'interrupted') return state;
     return this.finishBulkLoad(onStep) ? 'finished' : 'none';
   }
 
