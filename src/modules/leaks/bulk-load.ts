@@ -65,12 +65,13 @@ const BACK_TO_WAL_MS = 60_000;
  * hour). Leaving the log takes every other connection's absence, and SQLite answers at once, without
  * waiting for the busy timeout: with a server's connection open, the rebuild runs in the log as
  * before. The log is back before this returns, whatever `fn` did. A process opening the database
- * meanwhile puts the log back itself (openSqlite), waiting for the statements running here to let it
- * (WAL_WAIT_MS: after the busy timeout alone, `threatmon serve` started during the bench corpus's
- * rebuild failed with "database is locked"), and the rest of the rebuild runs in the log. Only the rebuild leaves the log, not the load before it:
- * loading out of the log too was about 8% faster (bench corpus, 19.4-20.0 s instead of 21.2-21.4 s),
- * but a load holds a transaction nearly all the time (BULK_TRANSACTION_MS), and a server starting
- * meanwhile then failed with "database is locked".
+ * meanwhile puts the log back itself (openSqlite), waiting for the statements running here to let
+ * it (WAL_WAIT_MS: after the busy timeout alone, `threatmon serve` started during the bench
+ * corpus's rebuild failed with "database is locked"), and the rest of the rebuild runs in the log.
+ * Only the rebuild leaves the log, not the load before it: loading out of the log too was about 8%
+ * faster (bench corpus, 19.4-20.0 s instead of 21.2-21.4 s), but a load holds a transaction nearly
+ * all the time (BULK_TRANSACTION_MS), and a server starting meanwhile then failed with "database is
+ * locked" (see the bulk-load tests).
  */
 function withRollbackJournal<T>(raw: SQLite.Database, fn: () => T): T {
   if (raw.pragma('journal_mode', { simple: true }) !== 'wal') return fn();
