@@ -37,7 +37,8 @@ for (const f of files) {
 }
 const loadSeconds = (Date.now() - started) / 1000;
 const steps = {};
-if (bulk) services.leaks.finishBulkLoad((step, ms) => (steps[step] = ms));
+// As import-leaks --bulk ends it: rebuilt here, unless another import is still loading (see endBulkLoad).
+if (bulk) services.leaks.endBulkLoad((step, ms) => (steps[step] = ms));
 // Once for the whole load, as import-leaks does after one large file (VACUUM ANALYZE on PostgreSQL).
 await services.leaks.afterLargeLoad();
 clearInterval(sample);

@@ -73,8 +73,8 @@ export async function importLeaks(leaks: LeaksService, opts: ImportOptions): Pro
     if (opts.bulk) {
       const started = Date.now();
       out.write('Rebuilding search indexes...\n');
-      leaks.finishBulkLoad();
-      out.write(`Search indexes rebuilt in ${((Date.now() - started) / 1000).toFixed(1)} s.\n`);
+      if (leaks.endBulkLoad() === 'left to another import') out.write('Another bulk import is still loading into this database: it rebuilds the search indexes when it ends.\n');
+      else out.write(`Search indexes rebuilt in ${((Date.now() - started) / 1000).toFixed(1)} s.\n`);
     }
   }
 }

@@ -174,50 +174,74 @@ describe('leak corpus bulk loads', () => {
     });
   });
 
-  it.skipIf(Boolean(TEST_PG_URL))('leaves a load in progress to its importer at a server\'s start-up, and finishes one whose importer went quiet', async () => {
+  it.skipIf(Boolean(TEST_PG_URL))('leaves a load in progress to its imports at a server\'s start-up, and finishes one whose imports are gone', async () => {
     await withFileDatabase(async ({ file, leaks, raw }) => {
       const explicitIndexes = () => (raw.prepare("select count(*) as n from sqlite_master where type = 'index' and tbl_name = 'leak_records' and sql is not null").get() as { n: number }).n;
-      const heartbeatAt = () => (raw.prepare('select heartbeat_at from leak_bulk_loads').get() as { heartbeat_at: string | null } | undefined)?.heartbeat_at;
+      const processes = () => raw.prepare('select host, pid, heartbeat_at from leak_bulk_load_processes order by pid').all() as Array<{ host: string; pid: number; heartbeat_at: string }>;
       const serverDeps = createDeps(loadConfig({ THREATMON_DATABASE_URL: `sqlite:${file}`, THREATMON_JWT_SECRET: JWT_SECRET, THREATMON_LOG_LEVEL: 'warn' }));
+      // A process id that no process has any more.
+      const child = spawn(process.execPath, ['-e', '']);
+      await new Promise((resolve) => child.once('exit', resolve));
+      const gonePid = child.pid as number;
+      const longAgo = new Date(Date.now() - BULK_LOAD_ALIVE_MS - 1000).toISOString();
       try {
         const server = createServices(serverDeps).leaks;
         expect(server.finishInterruptedBulkLoad()).toBe('none');
         leaks.beginBulkLoad();
-        const began = heartbeatAt();
-        expect(began).toBeTruthy();
+        const began = processes();
+        expect(began).toEqual([{ host: os.hostname(), pid: process.pid, heartbeat_at: expect.any(String) }]);
         await new Promise((resolve) => setTimeout(resolve, 5));
         await loadSome(leaks, 'alive', 1500);
         // Each commit of the load shows it is alive.
-        expect(String(heartbeatAt()) > String(began)).toBe(true);
+        expect(String(processes()[0]?.heartbeat_at) > String(began[0]?.heartbeat_at)).toBe(true);
         // A server starting now leaves the load alone: indexes still set aside, the load still on.
-        expect(raw.prepare('select owner_host, owner_pid from leak_bulk_loads').get()).toEqual({ owner_host: os.hostname(), owner_pid: process.pid });
         expect(server.finishInterruptedBulkLoad()).toBe('in progress');
         expect(explicitIndexes()).toBe(0);
-        // Its process gone (Ctrl-C) but its heartbeat fresh: interrupted, seen at once on its own host;
-        // on another host (a container sharing the file) only the heartbeat tells.
-        const gone = spawn(process.execPath, ['-e', '']);
-        await new Promise((resolve) => gone.once('exit', resolve));
-        raw.prepare('update leak_bulk_loads set owner_host = ?, owner_pid = ?').run('another-host', gone.pid);
+        // Its import gone from this host (Ctrl-C), heartbeat fresh: interrupted at once. On another
+        // host (a container sharing the file) only the heartbeat tells.
+        raw.prepare('update leak_bulk_load_processes set pid = ?, host = ?').run(gonePid, 'another-host');
         expect(server.finishInterruptedBulkLoad()).toBe('in progress');
-        // The importer falls silent for longer than BULK_LOAD_ALIVE_MS: interrupted, wherever it ran.
-        raw.prepare('update leak_bulk_loads set owner_host = ?, owner_pid = ?, heartbeat_at = ?').run('another-host', process.pid, new Date(Date.now() - BULK_LOAD_ALIVE_MS - 1000).toISOString());
+        raw.prepare('update leak_bulk_load_processes set host = ?').run(os.hostname());
         expect(server.finishInterruptedBulkLoad()).toBe('finished');
-        expect(heartbeatAt()).toBeUndefined();
+        expect(processes()).toEqual([]);
         expectSound(raw, 1500);
-        // And a load whose process is gone from this host, heartbeat fresh, is finished at once.
-        leaks.beginBulkLoad();
-        raw.prepare('update leak_bulk_loads set owner_pid = ?').run(gone.pid);
-        expect(server.finishInterruptedBulkLoad()).toBe('finished');
-        expectSound(raw, 1500);
-        // A load begun before heartbeats were recorded counts as interrupted.
-        leaks.beginBulkLoad();
-        raw.prepare('update leak_bulk_loads set heartbeat_at = null').run();
-        expect(server.finishInterruptedBulkLoad()).toBe('finished');
-        expect(leaks.finishBulkLoad()).toBe(false);
-        expectSound(raw, 1500);
+        // Silent for longer than BULK_LOAD_ALIVE_MS: interrupted, wherever it ran. And a load begun
+        // before processes were recorded (none at all) counts as interrupted too.
+        for (const stale of [true, false]) {
+          leaks.beginBulkLoad();
+          if (stale) raw.prepare('update leak_bulk_load_processes set host = ?, heartbeat_at = ?').run('another-host', longAgo);
+          else raw.prepare('delete from leak_bulk_load_processes').run();
+          expect(server.finishInterruptedBulkLoad()).toBe('finished');
+          expect(leaks.finishBulkLoad()).toBe(false);
+          expectSound(raw, 1500);
+        }
       } finally {
         await serverDeps.database.close();
       }
+    });
+  });
+
+  it.skipIf(Boolean(TEST_PG_URL))('leaves the rebuild to another import still loading, and the last import to end rebuilds', async () => {
+    await withFileDatabase(async ({ leaks, raw }) => {
+      const explicitIndexes = () => (raw.prepare("select count(*) as n from sqlite_master where type = 'index' and tbl_name = 'leak_records' and sql is not null").get() as { n: number }).n;
+      leaks.beginBulkLoad();
+      await loadSome(leaks, 'first', 1000);
+      // Another import on this host, alive (this test runner's parent process stands in for it), joins the load.
+      raw.prepare('insert into leak_bulk_load_processes (host, pid, heartbeat_at) values (?, ?, ?)').run(os.hostname(), process.ppid, new Date().toISOString());
+      expect(leaks.endBulkLoad()).toBe('left to another import');
+      expect(leaks.inBulkLoad).toBe(false);
+      expect(explicitIndexes()).toBe(0);
+      expect(raw.prepare('select pid from leak_bulk_load_processes').all()).toEqual([{ pid: process.ppid }]);
+      // This process imports again, joining the load, and is now the last to end: it rebuilds.
+      leaks.beginBulkLoad();
+      await loadSome(leaks, 'second', 1000);
+      raw.prepare('delete from leak_bulk_load_processes where pid = ?').run(process.ppid);
+      const steps: string[] = [];
+      expect(leaks.endBulkLoad((step) => steps.push(step))).toBe('rebuilt');
+      expect(steps).toHaveLength(8);
+      expect(raw.prepare('select count(*) as n from leak_bulk_load_processes').get()).toEqual({ n: 0 });
+      expectSound(raw, 2000);
+      expect(leaks.endBulkLoad()).toBe('none');
     });
   });
 

@@ -92,40 +92,53 @@ function withRollbackJournal<T>(raw: SQLite.Database, fn: () => T): T {
 export function beginBulkLoad(raw: SQLite.Database, now: string): void {
   raw
     .transaction(() => {
-      const owner = [os.hostname(), process.pid] as const;
-      if (raw.prepare('select 1 from leak_bulk_loads').get()) {
-        raw.prepare('update leak_bulk_loads set heartbeat_at = ?, owner_host = ?, owner_pid = ?').run(now, ...owner);
-        return;
+      if (!raw.prepare('select 1 from leak_bulk_loads').get()) {
+        const { max } = raw.prepare('select coalesce(max(rowid), 0) as max from leak_records').get() as { max: number };
+        const objects = setAside(raw);
+        raw.prepare('insert into leak_bulk_loads (id, from_rowid, dropped_indexes, started_at) values (1, ?, ?, ?)').run(max, JSON.stringify(objects), now);
+        for (const { type, name } of objects) raw.exec(`drop ${type} ${quoted(name)}`);
       }
-      const { max } = raw.prepare('select coalesce(max(rowid), 0) as max from leak_records').get() as { max: number };
-      const objects = setAside(raw);
-      raw
-        .prepare('insert into leak_bulk_loads (id, from_rowid, dropped_indexes, started_at, heartbeat_at, owner_host, owner_pid) values (1, ?, ?, ?, ?, ?, ?)')
-        .run(max, JSON.stringify(objects), now, now, ...owner);
-      for (const { type, name } of objects) raw.exec(`drop ${type} ${quoted(name)}`);
+      takePart(raw, now);
     })
     .immediate();
 }
 
-/** Records that the process running the bulk load is alive (see migration 0011), in its open transaction if it has one. */
+/** This process, as a process taking part in the bulk load (migration 0011), alive as of `now`. */
+function takePart(raw: SQLite.Database, now: string): void {
+  raw
+    .prepare('insert into leak_bulk_load_processes (host, pid, heartbeat_at) values (?, ?, ?) on conflict (host, pid) do update set heartbeat_at = excluded.heartbeat_at')
+    .run(os.hostname(), process.pid, now);
+}
+
+/** Records that this process, taking part in the bulk load, is alive: in its open transaction if it has one. */
 export function heartbeat(raw: SQLite.Database, now: string): void {
-  raw.prepare('update leak_bulk_loads set heartbeat_at = ?').run(now);
+  raw.prepare('update leak_bulk_load_processes set heartbeat_at = ? where host = ? and pid = ?').run(now, os.hostname(), process.pid);
+}
+
+/** This process no longer takes part in the bulk load (another import that is still loading will end it). */
+export function leaveBulkLoad(raw: SQLite.Database): void {
+  raw.prepare('delete from leak_bulk_load_processes where host = ? and pid = ?').run(os.hostname(), process.pid);
 }
 
 /**
- * Whether the bulk load in progress (if any) still has a process running it: one that showed it
- * was alive within `aliveMs` of `nowMs` and, when it ran on this host, whose process still exists
- * (an import stopped with Ctrl-C is seen at once, not `aliveMs` later). A load from before
- * migration 0011 has no heartbeat: interrupted.
+ * The processes taking part in the bulk load that are still alive (`others`: this one left out):
+ * each showed it was alive within `aliveMs` of `nowMs` and, when it runs on this host, still exists
+ * (an import stopped with Ctrl-C is seen at once, not `aliveMs` later).
  */
+export function liveBulkLoaders(raw: SQLite.Database, nowMs: number, aliveMs: number, others = false): number {
+  const rows = raw.prepare('select host, pid, heartbeat_at from leak_bulk_load_processes').all() as Array<{ host: string; pid: number; heartbeat_at: string }>;
+  const here = os.hostname();
+  return rows.filter((r) => {
+    if (others && r.host === here && r.pid === process.pid) return false;
+    if (nowMs - Date.parse(r.heartbeat_at) >= aliveMs) return false;
+    return r.host !== here || processExists(r.pid);
+  }).length;
+}
+
+/** Whether a bulk load is in progress with a process still running it, or was interrupted (see liveBulkLoaders). */
 export function bulkLoadState(raw: SQLite.Database, nowMs: number, aliveMs: number): 'none' | 'in progress' | 'interrupted' {
-  const row = raw.prepare('select heartbeat_at, owner_host, owner_pid from leak_bulk_loads').get() as
-    | { heartbeat_at: string | null; owner_host: string | null; owner_pid: number | null }
-    | undefined;
-  if (!row) return 'none';
-  if (row.heartbeat_at === null || nowMs - Date.parse(row.heartbeat_at) >= aliveMs) return 'interrupted';
-  if (row.owner_host === os.hostname() && row.owner_pid !== null && !processExists(row.owner_pid)) return 'interrupted';
-  return 'in progress';
+  if (!raw.prepare('select 1 from leak_bulk_loads').get()) return 'none';
+  return liveBulkLoaders(raw, nowMs, aliveMs) > 0 ? 'in progress' : 'interrupted';
 }
 
 function processExists(pid: number): boolean {
@@ -147,6 +160,8 @@ function processExists(pid: number): boolean {
 export function finishBulkLoad(raw: SQLite.Database, opts: RebuildOptions): boolean {
   const load = raw.prepare('select from_rowid, dropped_indexes from leak_bulk_loads').get() as BulkLoadRow | undefined;
   if (!load) return false;
+  // Taking part while it rebuilds: a server starting meanwhile leaves the load to this process.
+  takePart(raw, opts.now());
   withRollbackJournal(raw, () => rebuild(raw, load, opts));
   return true;
 }
@@ -203,6 +218,7 @@ function rebuild(raw: SQLite.Database, load: BulkLoadRow, { now, onStep }: Rebui
         // From here on, records are indexed as they arrive again.
         for (const { sql } of objects.filter((o) => o.type === 'trigger')) raw.exec(sql.replace(/^\s*create\s+trigger\s+/i, 'create trigger if not exists '));
         raw.prepare('delete from leak_bulk_loads').run();
+        raw.prepare('delete from leak_bulk_load_processes').run();
       })
       .immediate(),
   );
