@@ -33,8 +33,9 @@ describe('data migrations', () => {
   }
 
   /**
-   * A bulk load begun as the code before migration 0011 began one (no heartbeat_at): its row, and the
-   * indexes and full-text insert trigger set aside. The code of today needs the schema of today.
+   * A bulk load begun as the code before migration 0011 began one (no process recorded as taking
+   * part): its row, and the indexes and full-text insert trigger set aside. The code of today needs
+   * the schema of today.
    */
   function beginOldBulkLoad(raw: NonNullable<AppDeps['database']['sqlite']>) {
     const objects = raw

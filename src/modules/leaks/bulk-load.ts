@@ -103,21 +103,24 @@ export function beginBulkLoad(raw: SQLite.Database, now: string): void {
     .immediate();
 }
 
-/** This process, as a process taking part in the bulk load (migration 0011), alive as of `now`. */
+/** This process, as leak_bulk_load_processes (migration 0011) names the processes taking part in a bulk load. */
+const THIS_PROCESS = { host: os.hostname(), pid: process.pid };
+
+/** This process, as a process taking part in the bulk load, alive as of `now`. */
 function takePart(raw: SQLite.Database, now: string): void {
   raw
     .prepare('insert into leak_bulk_load_processes (host, pid, heartbeat_at) values (?, ?, ?) on conflict (host, pid) do update set heartbeat_at = excluded.heartbeat_at')
-    .run(os.hostname(), process.pid, now);
+    .run(THIS_PROCESS.host, THIS_PROCESS.pid, now);
 }
 
 /** Records that this process, taking part in the bulk load, is alive: in its open transaction if it has one. */
 export function heartbeat(raw: SQLite.Database, now: string): void {
-  raw.prepare('update leak_bulk_load_processes set heartbeat_at = ? where host = ? and pid = ?').run(now, os.hostname(), process.pid);
+  raw.prepare('update leak_bulk_load_processes set heartbeat_at = ? where host = ? and pid = ?').run(now, THIS_PROCESS.host, THIS_PROCESS.pid);
 }
 
 /** This process no longer takes part in the bulk load (another import that is still loading will end it). */
 export function leaveBulkLoad(raw: SQLite.Database): void {
-  raw.prepare('delete from leak_bulk_load_processes where host = ? and pid = ?').run(os.hostname(), process.pid);
+  raw.prepare('delete from leak_bulk_load_processes where host = ? and pid = ?').run(THIS_PROCESS.host, THIS_PROCESS.pid);
 }
 
 /**
@@ -127,11 +130,10 @@ export function leaveBulkLoad(raw: SQLite.Database): void {
  */
 export function liveBulkLoaders(raw: SQLite.Database, nowMs: number, aliveMs: number, others = false): number {
   const rows = raw.prepare('select host, pid, heartbeat_at from leak_bulk_load_processes').all() as Array<{ host: string; pid: number; heartbeat_at: string }>;
-  const here = os.hostname();
   return rows.filter((r) => {
-    if (others && r.host === here && r.pid === process.pid) return false;
+    if (others && r.host === THIS_PROCESS.host && r.pid === THIS_PROCESS.pid) return false;
     if (nowMs - Date.parse(r.heartbeat_at) >= aliveMs) return false;
-    return r.host !== here || processExists(r.pid);
+    return r.host !== THIS_PROCESS.host || processExists(r.pid);
   }).length;
 }
 
