@@ -1,4 +1,4 @@
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type Expression, type RawBuilder, type SelectQueryBuilder, sql } from 'kysely';
 import { type TObject, type TProperties, type TSchema, Type } from 'typebox';
 import type { Dialect } from '../db/database.js';
@@ -251,6 +251,19 @@ export function envelope<T>(request: FastifyRequest, count: number, page: number
     previous: page > 1 ? pageUrl(request, page - 1) : null,
     results,
   };
+}
+
+/**
+ * Sends a page whose results are JSON texts already (built by the database): a string with a JSON
+ * content type goes out as it is, past the route's response serializer.
+ */
+export function sendJsonPage(reply: FastifyReply, page: Page<string>): FastifyReply {
+  return sendJson(reply, `{"count":${page.count},"next":${JSON.stringify(page.next)},"previous":${JSON.stringify(page.previous)},"results":[${page.results.join(',')}]}`);
+}
+
+/** Sends JSON text as it is (see sendJsonPage). */
+export function sendJson(reply: FastifyReply, json: string): FastifyReply {
+  return reply.type('application/json; charset=utf-8').send(json);
 }
 
 function pageUrl(request: FastifyRequest, page: number): string {

@@ -4,7 +4,7 @@ import { Type } from 'typebox';
 import { actorOf, principalOf } from '../../http/auth.js';
 import { assertIfMatch, etagOf, notModified } from '../../http/etag.js';
 import { AppError, validation } from '../../http/errors.js';
-import { PageSchema } from '../../http/listing.js';
+import { PageSchema, sendJson, sendJsonPage } from '../../http/listing.js';
 import { errorResponses, IdParams, isUuid } from '../../http/schemas.js';
 import { leakSearch, SavedQuerySchema } from './leaks.search.js';
 import { IngestResultSchema, LeakRecordSchema, LeakSourceCreateSchema, LeakSourcePatchSchema, LeakSourceSchema, SavedSearchSchema, StatsSchema } from './leaks.schemas.js';
@@ -32,13 +32,13 @@ export const leaksRoutes: FastifyPluginAsyncTypebox<{ leaks: LeaksService }> = a
         response: { 200: PageSchema(LeakRecordSchema), ...errorResponses(400, 401, 404) },
       },
     },
-    async (request) => leaks.search(request, request.query),
+    async (request, reply) => sendJsonPage(reply, await leaks.search(request, request.query)),
   );
 
   app.get(
     '/leaks/records/:id/',
     { schema: { tags, summary: 'One leak record', params: IdParams, response: { 200: LeakRecordSchema, ...errorResponses(401, 404) } } },
-    async (request) => leaks.getRecord(request.params.id),
+    async (request, reply) => sendJson(reply, await leaks.getRecord(request.params.id)),
   );
 
   app.get(
@@ -248,6 +248,6 @@ export const leaksRoutes: FastifyPluginAsyncTypebox<{ leaks: LeaksService }> = a
         response: { 200: PageSchema(LeakRecordSchema), ...errorResponses(400, 401, 404) },
       },
     },
-    async (request) => leaks.runSaved(request, principalOf(request), request.params.id, request.query),
+    async (request, reply) => sendJsonPage(reply, await leaks.runSaved(request, principalOf(request), request.params.id, request.query)),
   );
 };
