@@ -9,7 +9,12 @@ export const IMPORT_HEAP_FLAGS = ['--max-old-space-size=128', '--max-semi-space-
 const heapFlag = (s) => /--max-old-space-size/.test(s ?? '');
 if (process.argv[2] === 'import-leaks' && !process.execArgv.some(heapFlag) && !heapFlag(process.env.NODE_OPTIONS)) {
   const { spawnSync } = await import('node:child_process');
+  // Ctrl-C signals the terminal's whole process group, the import too, which stops gracefully
+  // (storing what it has read): this process waits for it instead of ending first.
+  const wait = () => {};
+  process.on('SIGINT', wait);
   const r = spawnSync(process.execPath, [...process.execArgv, ...IMPORT_HEAP_FLAGS, ...process.argv.slice(1)], { stdio: 'inherit' });
+  process.off('SIGINT', wait);
   if (r.signal) process.kill(process.pid, r.signal);
   process.exit(r.status ?? 1);
 }

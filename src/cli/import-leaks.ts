@@ -33,7 +33,14 @@ export interface ImportOptions {
   bulk?: boolean;
   /** Run leaks.afterLargeLoad() after a large file (default true; a caller loading many files runs it once at the end). */
   afterLargeLoad?: boolean;
+  /**
+   * Stops the import (the CLI's Ctrl-C): no more input is read, the records read so far are
+   * stored, and a bulk load ends as usual.
+   */
+  signal?: AbortSignal;
 }
+
+export type ImportReport = IngestReport & { seconds: number; interrupted: boolean };
 
 /** Records per batch of a bulk load (up to; see LeaksService.ingest). */
 const BULK_BATCH_SIZE = 10_000;
@@ -50,7 +57,7 @@ const BULK_TRANSACTION_MS = 1000;
 const LARGE_LOAD = 10_000;
 
 /** `threatmon import-leaks`: the API's ingestion path, fed from a file of any size, with a progress bar. */
-export async function importLeaks(leaks: LeaksService, opts: ImportOptions): Promise<IngestReport & { seconds: number }> {
+export async function importLeaks(leaks: LeaksService, opts: ImportOptions): Promise<ImportReport> {
   const out = opts.out ?? process.stderr;
   if (!fs.existsSync(opts.file)) throw new ImportError(`no such file: ${opts.file}`);
   const format = opts.format ?? detectFormat(opts.file);
@@ -67,21 +74,23 @@ export async function importLeaks(leaks: LeaksService, opts: ImportOptions): Pro
   }
   try {
     const report = await load(leaks, source, opts, format, out);
-    if (opts.afterLargeLoad !== false && report.accepted >= LARGE_LOAD) await leaks.afterLargeLoad();
+    if (opts.afterLargeLoad !== false && report.accepted >= LARGE_LOAD && !report.interrupted) await leaks.afterLargeLoad();
     return report;
   } finally {
     if (opts.bulk) {
       const started = Date.now();
-      out.write('Rebuilding search indexes...\n');
-      if (leaks.endBulkLoad() === 'left to another import') out.write('Another bulk import is still loading into this database: it rebuilds the search indexes when it ends.\n');
+      const ended = leaks.endBulkLoad(undefined, () =>
+        out.write(`Rebuilding search indexes${opts.signal?.aborted ? ' (Ctrl-C again to quit now and leave the rebuild to the next import or to threatmon serve)' : ''}...\n`),
+      );
+      if (ended === 'left to another import') out.write('Another bulk import is still loading into this database: it rebuilds the search indexes when it ends.\n');
       else out.write(`Search indexes rebuilt in ${((Date.now() - started) / 1000).toFixed(1)} s.\n`);
     }
   }
 }
 
-async function load(leaks: LeaksService, source: { id: string }, opts: ImportOptions, format: ImportFormat, out: NodeJS.WriteStream): Promise<IngestReport & { seconds: number }> {
+async function load(leaks: LeaksService, source: { id: string }, opts: ImportOptions, format: ImportFormat, out: NodeJS.WriteStream): Promise<ImportReport> {
   const size = fs.statSync(opts.file).size;
-  const worker = startReader(opts.file, format, source.id);
+  const worker = startReader(opts.file, format, source.id, opts.signal);
   const started = Date.now();
   const showBar = opts.progress ?? Boolean(out.isTTY);
   const bar = showBar
@@ -112,12 +121,13 @@ async function load(leaks: LeaksService, source: { id: string }, opts: ImportOpt
   };
   const bulk = opts.bulk || leaks.inBulkLoad;
   const report = await leaks.ingest(source.id, worker.items(), { p: null, ip: null }, { onBatch, ...(bulk ? { batchSize: BULK_BATCH_SIZE, transactionMs: BULK_TRANSACTION_MS } : {}) });
-  bar?.update(size);
+  const interrupted = opts.signal?.aborted === true;
+  if (!interrupted) bar?.update(size);
   bar?.stop();
   const seconds = (Date.now() - started) / 1000;
   const total = report.accepted + report.duplicates + report.rejected.length;
   out.write(
-    `Imported ${opts.file} into "${opts.source}" in ${seconds.toFixed(1)} s (${Math.round(total / Math.max(seconds, 0.001))} records/s): ` +
+    `${interrupted ? `Interrupted: stored the first ${total} records of` : 'Imported'} ${opts.file} into "${opts.source}" in ${seconds.toFixed(1)} s (${Math.round(total / Math.max(seconds, 0.001))} records/s): ` +
       `${report.accepted} accepted, ${report.duplicates} duplicates, ${report.rejected.length} rejected` +
       `${report.alerts_raised ? `, ${report.alerts_raised} alerts raised` : ''}${report.exposures_found ? `, ${report.exposures_found} exposures found` : ''}.\n`,
   );
@@ -125,7 +135,8 @@ async function load(leaks: LeaksService, source: { id: string }, opts: ImportOpt
     out.write(`  record ${r.index}: ${r.errors.map((e) => `${e.field}: ${e.message}`).join('; ')}\n`);
   }
   if (report.rejected.length > 10) out.write(`  ... and ${report.rejected.length - 10} more rejected records\n`);
-  return { ...report, seconds };
+  if (interrupted) out.write('Run the same command again to load the rest: the records already stored are counted as duplicates.\n');
+  return { ...report, seconds, interrupted };
 }
 
 /** A reader thread that finished its last file cleanly, kept for the next import in this process. */
@@ -157,7 +168,7 @@ function readerThread(): Worker {
  * thread that read its file to the end waits, unreferenced (it keeps no process alive), for the
  * next import; one stopped part-way is ended.
  */
-function startReader(file: string, format: ImportFormat, sourceId: string) {
+function startReader(file: string, format: ImportFormat, sourceId: string, signal?: AbortSignal) {
   async function* items(): AsyncGenerator<IngestItem> {
     const worker = readerThread();
     // Each item carries the bytes of input it was read from: the writer cuts its batches by them too.
@@ -174,13 +185,17 @@ function startReader(file: string, format: ImportFormat, sourceId: string) {
       failed = err;
       wake?.();
     };
+    // Stopped: the batches read ahead are dropped, and the writer stores what it was given.
+    const onAbort = () => wake?.();
     worker.on('message', onMessage);
     worker.on('error', onError);
+    signal?.addEventListener('abort', onAbort);
     worker.postMessage({ type: 'read', file, format, sourceId } satisfies ReadJob);
     try {
       for (;;) {
-        while (queue.length === 0 && !failed) await new Promise<void>((r) => (wake = r));
+        while (queue.length === 0 && !failed && !signal?.aborted) await new Promise<void>((r) => (wake = r));
         if (failed) throw failed;
+        if (signal?.aborted) return;
         const m = queue.shift() as Message;
         if (m.type === 'done') {
           finished = true;
@@ -194,6 +209,7 @@ function startReader(file: string, format: ImportFormat, sourceId: string) {
     } finally {
       worker.off('message', onMessage);
       worker.off('error', onError);
+      signal?.removeEventListener('abort', onAbort);
       if (finished && !idleReader) {
         worker.unref();
         idleReader = worker;

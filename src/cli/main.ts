@@ -131,17 +131,49 @@ export function buildCli(): Command {
     .option('--create-source', 'create the source when it does not exist', false)
     .option('--no-progress', 'no progress bar (a line every few seconds instead)')
     .option('--bulk', 'SQLite, for large files: set the search indexes aside while loading and rebuild them at the end (several times faster; searches are slower and full text misses the new records until it ends)', false)
-    .addHelpText('after', '\nCSV columns named email, username, domain, ip, phone, full_name, password, password_sha1 or leaked_at fill those fields; any other column goes to extra.\nExit status: 0 when the file was read to its end (rejected records are listed, not fatal), 1 on a fatal error.')
+    .addHelpText('after', '\nCSV columns named email, username, domain, ip, phone, full_name, password, password_sha1 or leaked_at fill those fields; any other column goes to extra.\nExit status: 0 when the file was read to its end (rejected records are listed, not fatal), 1 on a fatal error, 130 when stopped by Ctrl-C (143 by SIGTERM): the records read until then are stored, and running the same command again loads the rest.')
     .action(async (file: string, opts: { source: string; format?: ImportFormat; createSource: boolean; progress: boolean; bulk: boolean }) => {
-      await withServices(async (s) => {
-        await importLeaks(s.leaks, { file, source: opts.source, format: opts.format, createSource: opts.createSource, progress: opts.progress ? undefined : false, bulk: opts.bulk });
-      });
+      const stop = stopOnSignal();
+      try {
+        await withServices(async (s) => {
+          const report = await importLeaks(s.leaks, { file, source: opts.source, format: opts.format, createSource: opts.createSource, progress: opts.progress ? undefined : false, bulk: opts.bulk, signal: stop.signal });
+          if (report.interrupted) process.exitCode = stop.exitCode;
+        });
+      } finally {
+        stop.dispose();
+      }
     });
 
   return program;
 }
 
 export class CliError extends Error {}
+
+/**
+ * Ctrl-C (SIGINT) or SIGTERM stops a long command gracefully: `signal` aborts, and the command
+ * stores what it has read and ends as it would at the end of its input. The handlers go at the
+ * first signal, so a second one ends the process at once, even inside a synchronous step such as
+ * a bulk load's index rebuild (which the next import or `threatmon serve` then finishes).
+ */
+function stopOnSignal() {
+  const controller = new AbortController();
+  const stop = { signal: controller.signal, exitCode: 130, dispose: () => {} };
+  const on = (name: NodeJS.Signals, exitCode: number) => () => {
+    stop.dispose();
+    stop.exitCode = exitCode;
+    process.stderr.write(`\n${name}: stopping after the records read so far are stored (${name === 'SIGINT' ? 'Ctrl-C' : name} again to quit at once).\n`);
+    controller.abort();
+  };
+  const onInt = on('SIGINT', 130);
+  const onTerm = on('SIGTERM', 143);
+  process.once('SIGINT', onInt);
+  process.once('SIGTERM', onTerm);
+  stop.dispose = () => {
+    process.off('SIGINT', onInt);
+    process.off('SIGTERM', onTerm);
+  };
+  return stop;
+}
 
 function explain(err: unknown): string {
   if (err instanceof ConfigError) return `configuration error: ${err.message}`;

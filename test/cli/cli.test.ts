@@ -148,6 +148,47 @@ describe('threatmon CLI', () => {
     }
   }, 120_000);
 
+  it('stops import-leaks on Ctrl-C (SIGINT) keeping what it stored, and the same command loads the rest', async () => {
+    const total = 300_000;
+    const file = path.join(dir, 'interrupted.ndjson');
+    fs.writeFileSync(file, `${Array.from({ length: total }, (_, i) => JSON.stringify({ email: `stop${i}@sigint.example`, full_name: `Stop Person${i}` })).join('\n')}\n`);
+    const args = ['import-leaks', file, '--source', 'Interrupted', '--create-source', '--bulk', '--no-progress'];
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { cwd: ROOT, env });
+    let stderr = '';
+    child.stderr.on('data', (d) => {
+      stderr += d;
+      // The first progress line comes after the first commit: records are stored, more are coming.
+      if (/\d+ records \(/.test(stderr) && child.signalCode === null && !child.killed) child.kill('SIGINT');
+    });
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(code, stderr).toBe(130);
+    const stored = Number(/Interrupted: stored the first (\d+) records/.exec(stderr)?.[1]);
+    expect(stored, stderr).toBeGreaterThan(0);
+    expect(stored).toBeLessThan(total);
+    expect(stderr).toContain(`${stored} accepted, 0 duplicates, 0 rejected`);
+    expect(stderr).toContain('Run the same command again to load the rest');
+    expect(stderr).toMatch(/Search indexes rebuilt in/);
+    const Database = (await import('better-sqlite3')).default;
+    const count = () => {
+      const db = new Database(path.join(dir, 'cli.db'), { readonly: true });
+      try {
+        return {
+          records: (db.prepare("select count(*) as n from leak_records where email like '%@sigint.example'").get() as { n: number }).n,
+          loads: (db.prepare('select count(*) as n from leak_bulk_loads').get() as { n: number }).n,
+          indexes: (db.prepare("select count(*) as n from sqlite_master where type = 'index' and tbl_name = 'leak_records' and sql is not null").get() as { n: number }).n,
+        };
+      } finally {
+        db.close();
+      }
+    };
+    // Everything it reported stored is stored, and the bulk load ended as at the end of a file.
+    expect(count()).toEqual({ records: stored, loads: 0, indexes: 7 });
+    const again = await run(args);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toContain(`${total - stored} accepted, ${stored} duplicates, 0 rejected`);
+    expect(count()).toEqual({ records: total, loads: 0, indexes: 7 });
+  }, 180_000);
+
   it('serves: creates the first admin once, answers, and shuts down gracefully on SIGTERM', async () => {
     const dbEnv = { THREATMON_DATABASE_URL: `sqlite:${path.join(dir, 'serve.db')}`, THREATMON_PORT: '0', THREATMON_LOG_LEVEL: 'info' };
     const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve'], { cwd: ROOT, env: { ...env, ...dbEnv } });
