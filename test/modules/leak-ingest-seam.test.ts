@@ -95,6 +95,22 @@ describe('leak ingestion hooks and part-way failures', () => {
     expect(processed).toEqual([1000, 3000, 7000, 15_000, 16_000, 16_000]);
   }, 60_000);
 
+  it('lets the event loop turn after each commit (timers, signals, other requests)', async () => {
+    // Records already in memory (a JSON array, or the CLI's reader ahead of the writer): without a
+    // turn, the whole ingest ran as one chain of promise callbacks, and nothing else ran meanwhile.
+    let turns = 0;
+    const counting = setInterval(() => turns++, 0);
+    const turnsAtCommit: number[] = [];
+    try {
+      await t.services.leaks.ingest(sourceId, records(300_000, 303_000), actor, { onBatch: () => turnsAtCommit.push(turns) });
+    } finally {
+      clearInterval(counting);
+    }
+    expect(turnsAtCommit).toHaveLength(4);
+    // A timer ran between each commit and the next.
+    for (let i = 1; i < turnsAtCommit.length - 1; i++) expect(turnsAtCommit[i]).toBeGreaterThan(turnsAtCommit[i - 1] as number);
+  }, 60_000);
+
   it('writes what it holds, from a thousand records, when the producer pauses', async () => {
     const sizes = batchSizes();
     const processed: number[] = [];
