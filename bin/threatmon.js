@@ -8,24 +8,31 @@
 export const IMPORT_HEAP_FLAGS = ['--max-old-space-size=128', '--max-semi-space-size=8'];
 const heapFlag = (s) => /--max-old-space-size/.test(s ?? '');
 if (process.argv[2] === 'import-leaks' && !process.execArgv.some(heapFlag) && !heapFlag(process.env.NODE_OPTIONS)) {
-  const { spawnSync } = await import('node:child_process');
+  const { spawn } = await import('node:child_process');
+  const child = spawn(process.execPath, [...process.execArgv, ...IMPORT_HEAP_FLAGS, ...process.argv.slice(1)], { stdio: 'inherit' });
   // Ctrl-C signals the terminal's whole process group, the import too, which stops gracefully
-  // (storing what it has read): this process waits for it instead of ending first.
-  const wait = () => {};
-  process.on('SIGINT', wait);
-  const r = spawnSync(process.execPath, [...process.execArgv, ...IMPORT_HEAP_FLAGS, ...process.argv.slice(1)], { stdio: 'inherit' });
-  process.off('SIGINT', wait);
-  if (r.signal) process.kill(process.pid, r.signal);
-  process.exit(r.status ?? 1);
-}
-
-import('../dist/cli/main.js').then(
-  (cli) => cli.main(),
-  (err) => {
-    if (err && err.code === 'ERR_MODULE_NOT_FOUND') {
-      console.error('threatmon is not built yet: run `npm run build` first.');
-      process.exit(1);
+  // (storing what it has read): this process waits for it instead of ending first. SIGTERM, which
+  // a process manager may send to this process alone, is passed on (the import takes a repeated
+  // SIGTERM as the same request).
+  process.on('SIGINT', () => {});
+  process.on('SIGTERM', () => child.kill('SIGTERM'));
+  child.on('exit', (code, signal) => {
+    if (signal) {
+      process.removeAllListeners(signal);
+      process.kill(process.pid, signal);
+    } else {
+      process.exit(code ?? 1);
     }
-    throw err;
-  },
-);
+  });
+} else {
+  import('../dist/cli/main.js').then(
+    (cli) => cli.main(),
+    (err) => {
+      if (err && err.code === 'ERR_MODULE_NOT_FOUND') {
+        console.error('threatmon is not built yet: run `npm run build` first.');
+        process.exit(1);
+      }
+      throw err;
+    },
+  );
+}

@@ -151,26 +151,27 @@ export class CliError extends Error {}
 
 /**
  * Ctrl-C (SIGINT) or SIGTERM stops a long command gracefully: `signal` aborts, and the command
- * stores what it has read and ends as it would at the end of its input. The handlers go at the
- * first signal, so a second one ends the process at once, even inside a synchronous step such as
- * a bulk load's index rebuild (which the next import or `threatmon serve` then finishes).
+ * stores what it has read and ends as it would at the end of its input. The SIGINT handler goes at
+ * the first signal, so a second Ctrl-C ends the process at once, even inside a synchronous step
+ * such as a bulk load's index rebuild (which the next import or `threatmon serve` then finishes).
+ * A repeated SIGTERM changes nothing (the launcher passes one on that may also reach the process
+ * directly); a process manager's SIGKILL ends it.
  */
 function stopOnSignal() {
   const controller = new AbortController();
   const stop = { signal: controller.signal, exitCode: 130, dispose: () => {} };
-  const on = (name: NodeJS.Signals, exitCode: number) => () => {
-    stop.dispose();
-    stop.exitCode = exitCode;
-    process.stderr.write(`\n${name}: stopping after the records read so far are stored (${name === 'SIGINT' ? 'Ctrl-C' : name} again to quit at once).\n`);
+  const onSignal = (name: NodeJS.Signals) => {
+    process.off('SIGINT', onSignal);
+    if (controller.signal.aborted) return;
+    stop.exitCode = name === 'SIGINT' ? 130 : 143;
+    process.stderr.write(`\n${name}: stopping after the records read so far are stored (Ctrl-C again to quit at once).\n`);
     controller.abort();
   };
-  const onInt = on('SIGINT', 130);
-  const onTerm = on('SIGTERM', 143);
-  process.once('SIGINT', onInt);
-  process.once('SIGTERM', onTerm);
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
   stop.dispose = () => {
-    process.off('SIGINT', onInt);
-    process.off('SIGTERM', onTerm);
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
   };
   return stop;
 }

@@ -189,6 +189,30 @@ describe('threatmon CLI', () => {
     expect(count()).toEqual({ records: total, loads: 0, indexes: 7 });
   }, 180_000);
 
+  it('stops import-leaks run from the launcher on a SIGTERM sent to the launcher alone (a process manager)', async () => {
+    const total = 100_000;
+    const file = path.join(dir, 'terminated.ndjson');
+    fs.writeFileSync(file, `${Array.from({ length: total }, (_, i) => JSON.stringify({ email: `term${i}@sigterm.example` })).join('\n')}\n`);
+    const launcher = spawn(process.execPath, ['bin/threatmon.js', 'import-leaks', file, '--source', 'Terminated', '--create-source', '--no-progress'], { cwd: ROOT, env });
+    let stderr = '';
+    launcher.stderr.on('data', (d) => {
+      stderr += d;
+      if (/\d+ records \(/.test(stderr) && launcher.signalCode === null && !launcher.killed) launcher.kill('SIGTERM');
+    });
+    const code = await new Promise<number | null>((resolve) => launcher.on('close', resolve));
+    expect(code, stderr).toBe(143);
+    const stored = Number(/Interrupted: stored the first (\d+) records/.exec(stderr)?.[1]);
+    expect(stored, stderr).toBeGreaterThan(0);
+    expect(stored).toBeLessThan(total);
+    const Database = (await import('better-sqlite3')).default;
+    const db = new Database(path.join(dir, 'cli.db'), { readonly: true });
+    try {
+      expect(db.prepare("select count(*) as n from leak_records where email like '%@sigterm.example'").get()).toEqual({ n: stored });
+    } finally {
+      db.close();
+    }
+  }, 120_000);
+
   it('serves: creates the first admin once, answers, and shuts down gracefully on SIGTERM', async () => {
     const dbEnv = { THREATMON_DATABASE_URL: `sqlite:${path.join(dir, 'serve.db')}`, THREATMON_PORT: '0', THREATMON_LOG_LEVEL: 'info' };
     const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve'], { cwd: ROOT, env: { ...env, ...dbEnv } });
