@@ -25,6 +25,32 @@ function run(args: string[], input?: string, extraEnv: Record<string, string> = 
   });
 }
 
+/**
+ * Starts `node ...argv` (an import of `total` records, with --no-progress), sends `signal` to that
+ * process once its first progress line shows (after the first commit: records are stored, more
+ * are coming), and returns its exit code, its stderr and how many records it says it stored.
+ */
+async function interruptImport(argv: string[], signal: NodeJS.Signals, total: number) {
+  const child = spawn(process.execPath, argv, { cwd: ROOT, env });
+  let stderr = '';
+  child.stderr.on('data', (d) => {
+    stderr += d;
+    if (/\d+ records \(/.test(stderr) && child.signalCode === null && !child.killed) child.kill(signal);
+  });
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  const stored = Number(/Interrupted: stored the first (\d+) records/.exec(stderr)?.[1]);
+  expect(stored, stderr).toBeGreaterThan(0);
+  expect(stored).toBeLessThan(total);
+  return { code, stderr, stored };
+}
+
+/** Writes `total` NDJSON records numbered `${name}${i}@${name}.example`. */
+function writeRecords(name: string, total: number, extra: (i: number) => object = () => ({})) {
+  const file = path.join(dir, `${name}.ndjson`);
+  fs.writeFileSync(file, `${Array.from({ length: total }, (_, i) => JSON.stringify({ email: `${name}${i}@${name}.example`, ...extra(i) })).join('\n')}\n`);
+  return file;
+}
+
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 describe('threatmon CLI', () => {
@@ -150,21 +176,10 @@ describe('threatmon CLI', () => {
 
   it('stops import-leaks on Ctrl-C (SIGINT) keeping what it stored, and the same command loads the rest', async () => {
     const total = 300_000;
-    const file = path.join(dir, 'interrupted.ndjson');
-    fs.writeFileSync(file, `${Array.from({ length: total }, (_, i) => JSON.stringify({ email: `stop${i}@sigint.example`, full_name: `Stop Person${i}` })).join('\n')}\n`);
+    const file = writeRecords('sigint', total, (i) => ({ full_name: `Stop Person${i}` }));
     const args = ['import-leaks', file, '--source', 'Interrupted', '--create-source', '--bulk', '--no-progress'];
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { cwd: ROOT, env });
-    let stderr = '';
-    child.stderr.on('data', (d) => {
-      stderr += d;
-      // The first progress line comes after the first commit: records are stored, more are coming.
-      if (/\d+ records \(/.test(stderr) && child.signalCode === null && !child.killed) child.kill('SIGINT');
-    });
-    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    const { code, stderr, stored } = await interruptImport(['--import', 'tsx', 'src/cli/main.ts', ...args], 'SIGINT', total);
     expect(code, stderr).toBe(130);
-    const stored = Number(/Interrupted: stored the first (\d+) records/.exec(stderr)?.[1]);
-    expect(stored, stderr).toBeGreaterThan(0);
-    expect(stored).toBeLessThan(total);
     expect(stderr).toContain(`${stored} accepted, 0 duplicates, 0 rejected`);
     expect(stderr).toContain('Run the same command again to load the rest');
     expect(stderr).toMatch(/Search indexes rebuilt in/);
@@ -191,19 +206,9 @@ describe('threatmon CLI', () => {
 
   it('stops import-leaks run from the launcher on a SIGTERM sent to the launcher alone (a process manager)', async () => {
     const total = 100_000;
-    const file = path.join(dir, 'terminated.ndjson');
-    fs.writeFileSync(file, `${Array.from({ length: total }, (_, i) => JSON.stringify({ email: `term${i}@sigterm.example` })).join('\n')}\n`);
-    const launcher = spawn(process.execPath, ['bin/threatmon.js', 'import-leaks', file, '--source', 'Terminated', '--create-source', '--no-progress'], { cwd: ROOT, env });
-    let stderr = '';
-    launcher.stderr.on('data', (d) => {
-      stderr += d;
-      if (/\d+ records \(/.test(stderr) && launcher.signalCode === null && !launcher.killed) launcher.kill('SIGTERM');
-    });
-    const code = await new Promise<number | null>((resolve) => launcher.on('close', resolve));
+    const file = writeRecords('sigterm', total);
+    const { code, stderr, stored } = await interruptImport(['bin/threatmon.js', 'import-leaks', file, '--source', 'Terminated', '--create-source', '--no-progress'], 'SIGTERM', total);
     expect(code, stderr).toBe(143);
-    const stored = Number(/Interrupted: stored the first (\d+) records/.exec(stderr)?.[1]);
-    expect(stored, stderr).toBeGreaterThan(0);
-    expect(stored).toBeLessThan(total);
     const Database = (await import('better-sqlite3')).default;
     const db = new Database(path.join(dir, 'cli.db'), { readonly: true });
     try {
