@@ -8,7 +8,7 @@ import { buildTestApp, json, type TestApp } from '../helpers/build-app.js';
 
 const sha1 = (s: string) => createHash('sha1').update(s).digest('hex').toUpperCase();
 
-/** The database writes each record's JSON (see recordJson in leaks.service.ts): it must be what LeakRecordSchema says. */
+/** The database writes each record's JSON (see RECORD_JSON in leaks.service.ts): it must be what LeakRecordSchema says. */
 describe('leak record JSON', () => {
   let t: TestApp;
   let staff: User;

@@ -67,7 +67,6 @@ export const LeakRecordSchema = Type.Object(
   },
   { title: 'LeakRecord' },
 );
-export type LeakRecordOut = Static<typeof LeakRecordSchema>;
 
 export const IngestResultSchema = Type.Object({
   accepted: Type.Integer({ description: 'New records stored.' }),
