@@ -333,6 +333,39 @@ describe('leak corpus', () => {
       expect((await t.inject({ method: 'GET', url: `/api/v1/leaks/passwords/range/${hash.slice(0, 5)}/` })).statusCode).toBe(401);
     });
 
+    it('pads the answer on Add-Padding: true, as Have I Been Pwned does, and refuses NTLM ranges', async () => {
+      const hash = sha1('hunter2hunter2');
+      const url = `/api/v1/leaks/passwords/range/${hash.slice(0, 5)}/`;
+      const plain = (await t.as(viewer, { method: 'GET', url })).body.split('\r\n');
+      expect(plain.some((l) => l.endsWith(':0'))).toBe(false);
+      const sizes = new Set<number>();
+      for (let i = 0; i < 3; i++) {
+        const res = await t.as(viewer, { method: 'GET', url, headers: { 'add-padding': 'True' } });
+        expect(res.statusCode).toBe(200);
+        expect(res.headers['content-type']).toContain('text/plain');
+        const lines = res.body.split('\r\n');
+        sizes.add(lines.length);
+        expect(lines.length).toBeGreaterThanOrEqual(800);
+        expect(lines.length).toBeLessThanOrEqual(1000);
+        for (const l of lines) expect(l).toMatch(/^[0-9A-F]{35}:\d+$/);
+        // Every real line is there, with its count; the rest count 0; each suffix once, in order.
+        for (const l of plain) expect(lines).toContain(l);
+        expect(lines.filter((l) => !l.endsWith(':0'))).toEqual(plain);
+        const suffixes = lines.map((l) => l.slice(0, 35));
+        expect(new Set(suffixes).size).toBe(lines.length);
+        expect(suffixes).toEqual([...suffixes].sort());
+      }
+      // The padding is random (three sizes alike would be 1 chance in 201 squared).
+      expect(sizes.size).toBeGreaterThan(1);
+      expect((await t.as(viewer, { method: 'GET', url, headers: { 'add-padding': 'false' } })).body.split('\r\n')).toEqual(plain);
+      expect((await t.as(viewer, { method: 'GET', url: `${url}?mode=sha1` })).body.split('\r\n')).toEqual(plain);
+      const ntlm = await t.as(viewer, { method: 'GET', url: `${url}?mode=ntlm` });
+      expect(ntlm.statusCode).toBe(400);
+      expect(ntlm.headers['content-type']).toContain('application/problem+json');
+      expect(json(ntlm).errors).toEqual([{ field: 'mode', message: 'NTLM hashes are not kept: this corpus holds the SHA-1 hashes of passwords only' }]);
+      expect(json(await t.as(viewer, { method: 'GET', url: `${url}?mode=md5` })).errors).toEqual([{ field: 'mode', message: 'must be sha1' }]);
+    });
+
     it('refuses a new password that appears in the corpus', async () => {
       const res = await t.as(analyst, { method: 'POST', url: '/api/v1/auth/password/', payload: { current_password: PASSWORD, new_password: 'hunter2hunter2' } });
       expect(res.statusCode).toBe(400);

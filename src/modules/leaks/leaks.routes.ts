@@ -61,15 +61,20 @@ export const leaksRoutes: FastifyPluginAsyncTypebox<{ leaks: LeaksService }> = a
         tags,
         summary: 'Pwned-passwords range (k-anonymity)',
         description:
-          "The Have I Been Pwned range API's format: `text/plain`, one `SUFFIX:COUNT` line (CRLF-separated) per password SHA-1 in the corpus that starts with the 5 hex digits of the prefix; SUFFIX is the other 35 upper-case hex digits. Only the prefix leaves the client. Anything but exactly 5 hex digits: 400.",
+          "The Have I Been Pwned range API's format: `text/plain`, one `SUFFIX:COUNT` line (CRLF-separated, in suffix order) per password SHA-1 in the corpus that starts with the 5 hex digits of the prefix; SUFFIX is the other 35 upper-case hex digits. Only the prefix leaves the client. Anything but exactly 5 hex digits: 400. As on Have I Been Pwned, the request header `Add-Padding: true` mixes random suffixes with a count of 0 into the answer, so that every answer holds 800 to 1,000 lines and its size tells nothing; a client ignores them (no password has a count of 0). The corpus holds SHA-1 hashes only: `mode=ntlm` (Have I Been Pwned's NTLM ranges) is refused with 400 rather than answered with SHA-1 suffixes; `mode=sha1` is the default.",
         params: Type.Object({ prefix: Type.String({ description: 'First 5 hex digits of the SHA-1 of the password.' }) }),
+        querystring: Type.Object({ mode: Type.Optional(Type.String({ description: '`sha1` (the default). `ntlm` is not supported: 400.' })) }),
+        headers: Type.Object({ 'add-padding': Type.Optional(Type.String({ description: '`true`: pad the answer to 800-1,000 lines with `SUFFIX:0` lines.' })) }),
         response: { 200: { description: 'SUFFIX:COUNT lines.', content: { 'text/plain': { schema: Type.String() } } }, ...errorResponses(400, 401) },
       },
     },
     async (request, reply) => {
       const { prefix } = request.params;
       if (!/^[0-9A-Fa-f]{5}$/.test(prefix)) throw validation([{ field: 'prefix', message: 'must be exactly 5 hexadecimal characters' }]);
-      const body = await leaks.passwordRange(prefix);
+      const mode = request.query.mode?.toLowerCase();
+      if (mode === 'ntlm') throw validation([{ field: 'mode', message: 'NTLM hashes are not kept: this corpus holds the SHA-1 hashes of passwords only' }]);
+      if (mode !== undefined && mode !== 'sha1') throw validation([{ field: 'mode', message: 'must be sha1' }]);
+      const body = await leaks.passwordRange(prefix, request.headers['add-padding']?.trim().toLowerCase() === 'true');
       reply.type('text/plain; charset=utf-8');
       return reply.serializer((x: unknown) => x as string).send(body);
     },

@@ -1,3 +1,4 @@
+import { randomBytes, randomInt } from 'node:crypto';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { FastifyRequest } from 'fastify';
 import { type ControlledTransaction, type Insertable, type Kysely, type QueryCreator, type RawBuilder, type Selectable, sql } from 'kysely';
@@ -104,6 +105,9 @@ const BULK_WAL_PAGES = 65_536;
  * be gone: see liveBulkLoaders. An import whose input stalls for longer counts as interrupted.
  */
 export const BULK_LOAD_ALIVE_MS = 2 * 60_000;
+/** A padded range answer (Add-Padding: true) holds this many lines at least and at most, as Have I Been Pwned's does. */
+const PADDED_MIN = 800;
+const PADDED_MAX = 1000;
 /** A domain search merges the index ranges of at most this many domains (the domain and its subdomains). */
 const MAX_MERGED_DOMAINS = 32;
 /** Most words a prefix of `q` is spelled out as (see expandPrefixes); beyond, it runs as a prefix. */
@@ -873,8 +877,13 @@ export class LeaksService {
     return row.json;
   }
 
-  /** Have I Been Pwned range format: `SUFFIX:COUNT` lines for every password SHA-1 starting with `prefix`. */
-  async passwordRange(prefix: string): Promise<string> {
+  /**
+   * Have I Been Pwned range format: `SUFFIX:COUNT` lines for every password SHA-1 starting with
+   * `prefix`, in suffix order. `pad` (the Add-Padding request header): random suffixes with count 0
+   * are mixed in, in order, until the answer holds between PADDED_MIN and PADDED_MAX lines, so that
+   * its size does not tell an observer of the encrypted traffic how many hashes share the prefix.
+   */
+  async passwordRange(prefix: string, pad = false): Promise<string> {
     const upper = prefix.toUpperCase();
     const next = (parseInt(upper, 16) + 1).toString(16).toUpperCase().padStart(5, '0');
     let q = this.db
@@ -883,7 +892,13 @@ export class LeaksService {
       .where('password_sha1', '>=', upper);
     if (upper !== 'FFFFF') q = q.where('password_sha1', '<', next);
     const rows = await q.groupBy('password_sha1').orderBy('password_sha1').execute();
-    return rows.map((r) => `${(r.password_sha1 as string).slice(5)}:${Number(r.n)}`).join('\r\n');
+    const counts = new Map(rows.map((r) => [(r.password_sha1 as string).slice(5), Number(r.n)]));
+    const lines = (suffixes: Iterable<string>) => Array.from(suffixes, (s) => `${s}:${counts.get(s) ?? 0}`).join('\r\n');
+    if (!pad) return lines(counts.keys());
+    const suffixes = new Set(counts.keys());
+    const wanted = randomInt(PADDED_MIN, PADDED_MAX + 1);
+    while (suffixes.size < wanted) suffixes.add(randomBytes(18).toString('hex').slice(0, 35).toUpperCase());
+    return lines([...suffixes].sort());
   }
 
   /** For the password policy: whether this password's SHA-1 is in the corpus. */
