@@ -715,8 +715,8 @@ export class LeaksService {
   /**
    * Count, then the page's ids in order, then those records: the first two read the criterion's
    * index with created_at and id in it, without touching a wide row, however many records match.
-   * On PostgreSQL the three are one statement (see pgSearch): each round trip costs more there
-   * than the queries themselves.
+   * On PostgreSQL the three are one statement (the first branch below, or searchByDomain's): each
+   * round trip costs more there than the queries themselves.
    */
   async search(request: FastifyRequest, query: ListQuery): Promise<Page<string>> {
     assertHasCriterion(query);
