@@ -188,7 +188,10 @@ function rebuild(raw: SQLite.Database, load: BulkLoadRow, { now, onStep }: Rebui
   // size in memory per thread, so a small cache, with runs spilled to temporary files and merged,
   // keeps the process's memory flat however large the corpus. Runs of 2 MiB also sort faster than
   // runs of 16 MiB (bench corpus: the seven indexes in 3.7-4.1 s instead of 5.0-5.1, RSS unchanged;
-  // 32 MiB took 5.8-6.3 s and 300 MB).
+  // 32 MiB took 5.8-6.3 s and 300 MB). The full-text step keeps the small cache too: it appends
+  // new segments, and its pending terms (LOAD_FTS_HASHSIZE) on top of the load's 16 MiB cache took
+  // the bench corpus imported as one file to 242-254 MB; with 2 MiB 234-235 MB (3M records in one
+  // file: 238 MB instead of 249), no slower.
   const threads = raw.pragma('threads', { simple: true }) as number;
   const tempStore = raw.pragma('temp_store', { simple: true }) as number;
   const cacheSize = raw.pragma('cache_size', { simple: true }) as number;
@@ -199,29 +202,29 @@ function rebuild(raw: SQLite.Database, load: BulkLoadRow, { now, onStep }: Rebui
     for (const { name, sql } of objects.filter((o) => o.type !== 'trigger')) {
       timed(`index ${name}`, () => raw.exec(sql.replace(/^\s*create\s+index\s+/i, 'create index if not exists ')));
     }
+    timed('full-text index', () =>
+      raw
+        .transaction(() => {
+          const current = raw.prepare('select from_rowid from leak_bulk_loads').get() as BulkLoadRow | undefined;
+          // Another process finished it while this one built indexes.
+          if (!current) return;
+          // FTS5 writes its pending terms out as a new segment each time they pass `hashsize` (1 MiB by
+          // default), and merges segments as they pile up: for a load, far fewer and larger segments,
+          // then the default again for ordinary ingests.
+          const hashSize = (raw.prepare(`select v from leak_records_fts_config where k = 'hashsize'`).get() as { v: number } | undefined)?.v ?? FTS5_DEFAULT_HASHSIZE;
+          setFtsHashSize(raw, LOAD_FTS_HASHSIZE);
+          raw.prepare('insert into leak_records_fts (rowid, search_text) select rowid, search_text from leak_records where rowid > ?').run(current.from_rowid);
+          setFtsHashSize(raw, hashSize);
+          // From here on, records are indexed as they arrive again.
+          for (const { sql } of objects.filter((o) => o.type === 'trigger')) raw.exec(sql.replace(/^\s*create\s+trigger\s+/i, 'create trigger if not exists '));
+          raw.prepare('delete from leak_bulk_loads').run();
+          raw.prepare('delete from leak_bulk_load_processes').run();
+        })
+        .immediate(),
+    );
   } finally {
     raw.pragma(`threads = ${threads}`);
     raw.pragma(`temp_store = ${tempStore}`);
     raw.pragma(`cache_size = ${cacheSize}`);
   }
-  timed('full-text index', () =>
-    raw
-      .transaction(() => {
-        const current = raw.prepare('select from_rowid from leak_bulk_loads').get() as BulkLoadRow | undefined;
-        // Another process finished it while this one built indexes.
-        if (!current) return;
-        // FTS5 writes its pending terms out as a new segment each time they pass `hashsize` (1 MiB by
-        // default), and merges segments as they pile up: for a load, far fewer and larger segments,
-        // then the default again for ordinary ingests.
-        const hashSize = (raw.prepare(`select v from leak_records_fts_config where k = 'hashsize'`).get() as { v: number } | undefined)?.v ?? FTS5_DEFAULT_HASHSIZE;
-        setFtsHashSize(raw, LOAD_FTS_HASHSIZE);
-        raw.prepare('insert into leak_records_fts (rowid, search_text) select rowid, search_text from leak_records where rowid > ?').run(current.from_rowid);
-        setFtsHashSize(raw, hashSize);
-        // From here on, records are indexed as they arrive again.
-        for (const { sql } of objects.filter((o) => o.type === 'trigger')) raw.exec(sql.replace(/^\s*create\s+trigger\s+/i, 'create trigger if not exists '));
-        raw.prepare('delete from leak_bulk_loads').run();
-        raw.prepare('delete from leak_bulk_load_processes').run();
-      })
-      .immediate(),
-  );
 }
