@@ -4,6 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance } from 'fastify';
 import helmet from 'helmet';
 import { sql } from 'kysely';
+import type { DestinationStream } from 'pino';
 import type { Config } from './config.js';
 import { migrateToLatest } from './db/migrator.js';
 import { PgListener } from './db/pg-listener.js';
@@ -72,6 +73,8 @@ declare module 'fastify' {
 export interface BuildOptions extends DepsOverrides {
   /** Pino logger settings; tests pass false. */
   logger?: boolean | object;
+  /** Where the default logger writes (standard output unless given): tests read what is logged. */
+  logStream?: DestinationStream;
   /** Run migrations before serving (default true). */
   migrate?: boolean;
 }
@@ -118,6 +121,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       level: config.logLevel,
       // Never log a secret: credentials travel in these headers.
       redact: { paths: ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]'], censor: '[redacted]' },
+      ...(options.logStream ? { stream: options.logStream } : {}),
     } as const);
 
   const app = Fastify({

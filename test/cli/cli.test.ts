@@ -105,7 +105,8 @@ describe('threatmon CLI', () => {
     const noSource = await run(['import-leaks', path.join(dir, 'a.csv'), '--source', 'CLI dump']);
     expect(noSource.code).toBe(1);
     expect(noSource.stderr).toContain('--create-source');
-    const csv = await run(['import-leaks', path.join(dir, 'a.csv'), '--source', 'CLI dump', '--create-source']);
+    // At the most verbose log level: no password in anything the import prints.
+    const csv = await run(['import-leaks', path.join(dir, 'a.csv'), '--source', 'CLI dump', '--create-source'], undefined, { THREATMON_LOG_LEVEL: 'trace' });
     expect(csv.code, csv.stderr).toBe(0);
     expect(csv.stderr).toContain('2 accepted, 0 duplicates, 1 rejected');
     expect(csv.stderr).toContain('record 1: email: must be a valid e-mail address');
@@ -114,8 +115,9 @@ describe('threatmon CLI', () => {
     expect(again.stderr).toContain('0 accepted, 2 duplicates, 1 rejected');
     const nd = await run(['import-leaks', path.join(dir, 'b.ndjson'), '--source', 'CLI dump']);
     expect(nd.stderr).toContain('2 accepted, 0 duplicates, 1 rejected');
-    const js = await run(['import-leaks', path.join(dir, 'c.json'), '--source', 'CLI dump', '--format', 'json']);
+    const js = await run(['import-leaks', path.join(dir, 'c.json'), '--source', 'CLI dump', '--format', 'json'], undefined, { THREATMON_LOG_LEVEL: 'trace' });
     expect(js.stderr).toContain('1 accepted, 0 duplicates, 1 rejected');
+    expect(js.stderr + js.stdout).not.toContain('pw-erin-123');
     // Keys made by the CLI's reader thread are the ones the API makes: the same records sent over
     // the API are duplicates in this source, and new in another.
     const deps = createDeps(loadConfig({ ...env, THREATMON_JWT_SECRET: JWT_SECRET }));
