@@ -173,11 +173,18 @@ describe('NDJSON reader', () => {
     expect(new NdjsonLines().end()).toEqual([]);
   });
 
-  it('stops with 413 past its byte limit', async () => {
+  it('stops with 413 past its byte limit, after the lines that end within it', async () => {
+    // 8 bytes a line: lines 1 and 2 end within 20 bytes, the third does not.
     const stream = Readable.from([Buffer.from('{"a":1}\n'.repeat(10))]);
+    const seen: unknown[] = [];
     await expect(async () => {
-      for await (const _ of ndjsonItems(stream, 20)) void _;
+      for await (const { value } of ndjsonItems(stream, 20)) seen.push(value);
     }).rejects.toMatchObject({ status: 413, code: 'payload_too_large' });
+    expect(seen).toEqual([{ a: 1 }, { a: 1 }]);
+    // Exactly at the limit: every line.
+    const exact: unknown[] = [];
+    for await (const { value } of ndjsonItems(Readable.from([Buffer.from('{"a":1}\n'.repeat(3))]), 24)) exact.push(value);
+    expect(exact).toHaveLength(3);
   });
 });
 

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '../../src/http/errors.js';
 import { normaliseRecord } from '../../src/domain/leak-record.js';
-import type { IngestHook, IngestItem, InsertedRecord } from '../../src/modules/leaks/leaks.service.js';
+import { type IngestHook, type IngestItem, IngestCutOff, type InsertedRecord } from '../../src/modules/leaks/leaks.service.js';
 import type { User } from '../../src/modules/users/users.repository.js';
 import { buildTestApp, json, type TestApp } from '../helpers/build-app.js';
 
@@ -207,21 +207,60 @@ describe('leak ingestion hooks and part-way failures', () => {
     expect(Number(await stored())).toBe(before + 14);
   });
 
-  it('commits the batches written in the open transaction when the items fail part-way', async () => {
+  it('stores every item read before the items fail part-way, and says how many', async () => {
     const before = Number(await stored());
     async function* cutOff(): AsyncGenerator<IngestItem> {
       yield* records(500, 505);
+      yield { index: 5, value: { email: 'not an e-mail' } };
       throw new Error('stream cut off');
     }
     const err = await t.services.leaks.ingest(sourceId, cutOff(), actor, { batchSize: 2, transactionMs: 60_000 }).then(
       () => undefined,
-      (e: unknown) => e as Error,
+      (e: unknown) => e as IngestCutOff,
     );
+    expect(err).toBeInstanceOf(IngestCutOff);
     expect(err?.message).toBe('stream cut off');
-    // Two batches of two were written; the fifth record was still waiting for its batch.
-    expect(Number(await stored())).toBe(before + 4);
+    expect((err?.cause as Error).message).toBe('stream cut off');
+    // Two batches of two were written in the open transaction; the fifth record, still waiting for
+    // its batch, is written too.
+    expect(err?.progress).toMatchObject({ accepted: 5, duplicates: 0, processed: 6, rejected: [{ index: 5 }] });
+    expect(Number(await stored())).toBe(before + 5);
     await expectCountersToMatch();
-    expect(await t.services.leaks.ingest(sourceId, records(500, 505), actor)).toMatchObject({ accepted: 1, duplicates: 4 });
+    expect(await t.services.leaks.ingest(sourceId, records(500, 505), actor)).toMatchObject({ accepted: 0, duplicates: 5 });
+    await expectCountersToMatch();
+  });
+
+  it('keeps an error of the items (413 past a stream\'s limit) as it is, with how far the ingest got', async () => {
+    const before = Number(await stored());
+    async function* tooLong(): AsyncGenerator<IngestItem> {
+      yield* records(600, 1503);
+      throw new AppError('payload_too_large', 413, 'Request body is too large.');
+    }
+    const err = await t.services.leaks.ingest(sourceId, tooLong(), actor).then(
+      () => undefined,
+      (e: unknown) => e as AppError,
+    );
+    expect(err).toBeInstanceOf(AppError);
+    expect(err?.status).toBe(413);
+    expect(err?.code).toBe('payload_too_large');
+    expect(err?.detail).toBe('Request body is too large. Ingestion stopped after 903 records (903 accepted); every record before that is stored. Re-send the rest: duplicates are skipped.');
+    expect(err?.extra.body).toMatchObject({ accepted: 903, duplicates: 0, processed: 903 });
+    // A first batch of 1,000 was never full: all 903 records are written as the items end.
+    expect(Number(await stored())).toBe(before + 903);
+    await expectCountersToMatch();
+  });
+
+  it('answers an NDJSON stream past its 64 MiB with 413, every record before the limit stored and counted', async () => {
+    const before = Number(await stored());
+    const lines = records(2000, 3500).map((r) => JSON.stringify(r.value));
+    // 1,500 records, then a line that never ends before the limit.
+    const payload = `${lines.join('\n')}\n${' '.repeat(65 * 1024 * 1024)}`;
+    const res = await t.as(staff, { method: 'POST', url: `/api/v1/leaks/sources/${sourceId}/records/`, headers: { 'content-type': 'application/x-ndjson' }, payload });
+    expect(res.statusCode).toBe(413);
+    expect(res.headers['content-type']).toContain('application/problem+json');
+    expect(json(res)).toMatchObject({ status: 413, code: 'payload_too_large', accepted: 1500, duplicates: 0, processed: 1500 });
+    expect(json(res).detail).toContain('Ingestion stopped after 1500 records (1500 accepted)');
+    expect(Number(await stored())).toBe(before + 1500);
     await expectCountersToMatch();
   });
 

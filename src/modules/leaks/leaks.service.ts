@@ -81,6 +81,24 @@ export interface IngestReport {
 
 export const BATCH_SIZE = 1000;
 
+/** An ingest's report with how many items it had taken (stored, duplicate or rejected) when it stopped. */
+export type IngestProgress = IngestReport & { processed: number };
+
+/**
+ * The items of an ingest failed part-way (a file that cannot be read on, a stream cut off): every
+ * item read before the failure is stored, and `progress` says how many. An AppError from the items
+ * (413 past a stream's limit) stays an AppError, with the progress in its detail and body instead.
+ */
+export class IngestCutOff extends Error {
+  constructor(
+    override readonly cause: unknown,
+    readonly progress: IngestProgress,
+  ) {
+    super(cause instanceof Error ? cause.message : String(cause));
+    this.name = 'IngestCutOff';
+  }
+}
+
 /** Counter changes of an ingest's open transaction (see LeaksService.writeCounts). */
 interface TransactionCounts {
   /** leak_counters: total, data classes, months. */
@@ -435,15 +453,16 @@ export class LeaksService {
     // The report's figures as of the last commit: what a failure reports.
     const figures = () => ({ accepted: report.accepted, duplicates: report.duplicates, alerts_raised: report.alerts_raised, exposures_found: report.exposures_found });
     let atCommit = figures();
+    const progressDetail = (n: number) => `Ingestion stopped after ${n} records (${report.accepted} accepted); every record before that is stored. Re-send the rest: duplicates are skipped.`;
+    /** What stoppedBy() made: a failure of the ingest itself, not of its items. */
+    let stopped: AppError | null = null;
     /** Undoes what the open transaction holds, in the database and in the report, and says how far the ingest got. */
     const stoppedBy = async (err: unknown): Promise<AppError> => {
       if (trx) await trx.rollback().execute().catch(() => undefined);
       trx = null;
       counts = newTransactionCounts();
       Object.assign(report, atCommit);
-      const stopped = new AppError('unavailable', 503, `Ingestion stopped after ${committed} records (${report.accepted} accepted); every record before that is stored. Re-send the rest: duplicates are skipped.`, {
-        body: { ...report, processed: committed },
-      });
+      stopped = new AppError('unavailable', 503, progressDetail(committed), { body: { ...report, processed: committed } });
       // Logged (with the request id) by the error handler; never shown to the client.
       stopped.cause = err;
       return stopped;
@@ -508,9 +527,19 @@ export class LeaksService {
         }
       }
       await flush();
+    } catch (err) {
+      if (err === stopped) throw err;
+      // The items failed part-way (a stream cut off or past its limit, a file that cannot be read
+      // on): what was read before is stored too, as it would have been had the items ended there,
+      // and the error says how far the ingest got.
+      await flush();
+      await commit();
+      const progress: IngestProgress = { ...report, processed };
+      if (err instanceof AppError) throw new AppError(err.code, err.status, `${err.detail} ${progressDetail(processed)}`, { ...err.extra, body: { ...err.extra.body, ...progress } });
+      throw new IngestCutOff(err, progress);
     } finally {
-      // Also when the items fail part-way (a stream cut off, a reader that cannot go on): the batches
-      // written are kept, as they would have been had each been committed on its own.
+      // The batches written in the open transaction are kept, as they would have been had each
+      // been committed on its own.
       await commit();
     }
     committed = processed;
