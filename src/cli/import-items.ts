@@ -1,5 +1,6 @@
 import type fs from 'node:fs';
-import type { Transform } from 'node:stream';
+import { once } from 'node:events';
+import type { Duplex, Readable } from 'node:stream';
 import { RECORD_FIELDS } from '../domain/leak-record.js';
 
 export type ImportFormat = 'csv' | 'ndjson' | 'json';
@@ -28,13 +29,83 @@ export async function* readItems(stream: fs.ReadStream, format: 'csv' | 'json'):
   if (format === 'csv') {
     const { parse: parseCsv } = await import('csv-parse');
     let index = 0;
-    const rows = stream.pipe(parseCsv({ columns: true, skip_empty_lines: true, relax_column_count: true, bom: true, trim: false }));
-    for await (const row of rows) yield { index: index++, value: csvRowToRecord(row as Record<string, string>) };
+    const rows = parseCsv({ columns: true, skip_empty_lines: true, relax_column_count: true, bom: true, trim: false });
+    for await (const row of parsed<Record<string, string>>(stream, rows)) yield { index: index++, value: csvRowToRecord(row) };
     return;
   }
   // A JSON array of any size, parsed as it streams.
   const { default: StreamArray } = await import('stream-json/streamers/StreamArray.js');
-  const parser = StreamArray.withParser();
-  stream.pipe(parser as unknown as Transform);
-  for await (const { key, value } of parser as AsyncIterable<{ key: number; value: unknown }>) yield { index: key, value };
+  for await (const { key, value } of parsed<{ key: number; value: unknown }>(stream, StreamArray.withParser() as unknown as Duplex)) yield { index: key, value };
+}
+
+/** Items parsed and not yet taken from which the input stops being read (see parsed). */
+const MAX_WAITING_ITEMS = 1000;
+
+/**
+ * What `parser` makes of `input`, item by item, then its error if it fails: every item parsed
+ * before the error comes first. A parser's own async iterator (or one paused for backpressure)
+ * drops what it holds when it fails: a JSON array broken after its 3,000th item, read in one
+ * chunk, gave none of them, and the import could not say where the file was broken. So the
+ * parser is never paused: its items go to a queue as it makes them, and the input is fed to it a
+ * chunk at a time, only while fewer than MAX_WAITING_ITEMS wait (memory: that many items and one
+ * chunk's).
+ */
+export async function* parsed<T>(input: Readable, parser: Duplex): AsyncGenerator<T> {
+  const waiting: T[] = [];
+  let failure: unknown = null;
+  let ended = false;
+  // The reader waits for items (wake), the feeder for room to put more (room).
+  const waits: { wake?: () => void; room?: () => void } = {};
+  const notify = () => {
+    waits.wake?.();
+    waits.wake = undefined;
+  };
+  const makeRoom = () => {
+    waits.room?.();
+    waits.room = undefined;
+  };
+  const fail = (err: unknown) => {
+    failure ??= err;
+    notify();
+  };
+  parser.on('data', (item: T) => {
+    waiting.push(item);
+    notify();
+  });
+  // Not once: a parser made of a chain of streams can report one failure twice.
+  parser.on('error', fail);
+  parser.on('end', () => {
+    ended = true;
+    notify();
+  });
+  const feeding = (async () => {
+    for await (const chunk of input) {
+      if (failure) return;
+      if (!parser.write(chunk)) await once(parser, 'drain');
+      while (waiting.length >= MAX_WAITING_ITEMS && !failure) await new Promise<void>((resolve) => (waits.room = resolve));
+    }
+    parser.end();
+  })().catch(fail);
+  try {
+    for (;;) {
+      if (waiting.length) {
+        const items = waiting.splice(0);
+        makeRoom();
+        yield* items;
+      } else if (failure) {
+        throw failure;
+      } else if (ended) {
+        return;
+      } else {
+        await new Promise<void>((resolve) => (waits.wake = resolve));
+      }
+    }
+  } finally {
+    // Also when the reader stops early: the feeder ends, the file is closed.
+    failure ??= new Error('stopped');
+    makeRoom();
+    input.destroy();
+    parser.destroy();
+    await feeding;
+  }
 }

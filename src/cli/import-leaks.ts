@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { SingleBar } from 'cli-progress';
-import type { IngestItem, IngestReport, LeaksService } from '../modules/leaks/leaks.service.js';
+import { IngestCutOff, type IngestItem, type IngestReport, type LeaksService } from '../modules/leaks/leaks.service.js';
 import type { ImportFormat } from './import-items.js';
 import type { ReadJob } from './import-worker.js';
 import { batchItems, type ReaderBatch } from './reader-batch.js';
@@ -120,21 +120,36 @@ async function load(leaks: LeaksService, source: { id: string }, opts: ImportOpt
     }
   };
   const bulk = opts.bulk || leaks.inBulkLoad;
-  const report = await leaks.ingest(source.id, worker.items(), { p: null, ip: null }, { onBatch, ...(bulk ? { batchSize: BULK_BATCH_SIZE, transactionMs: BULK_TRANSACTION_MS } : {}) });
+  let report: IngestReport;
+  // The file could not be read to its end: what was read before is stored (see ingest()).
+  let failure: Error | null = null;
+  try {
+    report = await leaks.ingest(source.id, worker.items(), { p: null, ip: null }, { onBatch, ...(bulk ? { batchSize: BULK_BATCH_SIZE, transactionMs: BULK_TRANSACTION_MS } : {}) });
+  } catch (err) {
+    if (!(err instanceof IngestCutOff)) throw err;
+    report = err.progress;
+    failure = err.cause instanceof ImportError ? err.cause : new ImportError(err.message);
+  }
   const interrupted = opts.signal?.aborted === true;
-  if (!interrupted) bar?.update(size);
+  if (!interrupted && !failure) bar?.update(size);
   bar?.stop();
   const seconds = (Date.now() - started) / 1000;
-  const total = report.accepted + report.duplicates + report.rejected.length;
+  const rejected = report.rejected.length + (report.rejected_not_listed ?? 0);
+  const total = report.accepted + report.duplicates + rejected;
+  const stopped = failure ? 'Stopped' : interrupted ? 'Interrupted' : null;
   out.write(
-    `${interrupted ? `Interrupted: stored the first ${total} records of` : 'Imported'} ${opts.file} into "${opts.source}" in ${seconds.toFixed(1)} s (${Math.round(total / Math.max(seconds, 0.001))} records/s): ` +
-      `${report.accepted} accepted, ${report.duplicates} duplicates, ${report.rejected.length} rejected` +
+    `${stopped ? `${stopped}: stored the first ${total} records of` : 'Imported'} ${opts.file} into "${opts.source}" in ${seconds.toFixed(1)} s (${Math.round(total / Math.max(seconds, 0.001))} records/s): ` +
+      `${report.accepted} accepted, ${report.duplicates} duplicates, ${rejected} rejected` +
       `${report.alerts_raised ? `, ${report.alerts_raised} alerts raised` : ''}${report.exposures_found ? `, ${report.exposures_found} exposures found` : ''}.\n`,
   );
   for (const r of report.rejected.slice(0, 10)) {
     out.write(`  record ${r.index}: ${r.errors.map((e) => `${e.field}: ${e.message}`).join('; ')}\n`);
   }
-  if (report.rejected.length > 10) out.write(`  ... and ${report.rejected.length - 10} more rejected records\n`);
+  if (rejected > 10) out.write(`  ... and ${rejected - 10} more rejected records\n`);
+  if (failure) {
+    out.write('Mend the file from there and run the same command again: the records already stored are counted as duplicates.\n');
+    throw failure;
+  }
   if (interrupted) out.write('Run the same command again to load the rest: the records already stored are counted as duplicates.\n');
   return { ...report, seconds, interrupted };
 }
@@ -172,7 +187,7 @@ function startReader(file: string, format: ImportFormat, sourceId: string, signa
   async function* items(): AsyncGenerator<IngestItem> {
     const worker = readerThread();
     // Each item carries the bytes of input it was read from: the writer cuts its batches by them too.
-    type Message = ReaderBatch | { type: 'done' } | { type: 'error'; message: string };
+    type Message = ReaderBatch | { type: 'done' } | { type: 'error'; message: string; items: number };
     const queue: Message[] = [];
     let wake: (() => void) | null = null;
     let failed: Error | null = null;
@@ -201,7 +216,7 @@ function startReader(file: string, format: ImportFormat, sourceId: string, signa
           finished = true;
           return;
         }
-        if (m.type === 'error') throw new ImportError(`cannot read ${file}: ${m.message}`);
+        if (m.type === 'error') throw new ImportError(`cannot read ${file} past its first ${m.items} records: ${m.message}`);
         worker.postMessage('ack');
         // Nothing more has arrived after this batch: the writer writes what it holds (see ingest()).
         yield* batchItems(m, queue.length === 0);

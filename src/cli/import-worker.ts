@@ -63,7 +63,9 @@ async function read({ file, format, sourceId }: ReadJob) {
     port.postMessage(batch.take());
   };
   /** Adds one parsed value read from `bytes` of input; true when the batch is full. */
+  let items = 0;
   const add = (value: unknown, bytes: number): boolean => {
+    items++;
     const result = recordResult(value);
     // The stored key too (two hashes), written straight into the batch as bytes: the writer binds
     // it as it is.
@@ -96,6 +98,8 @@ async function read({ file, format, sourceId }: ReadJob) {
     if (batch.count) await send();
     port.postMessage({ type: 'done' });
   } catch (err) {
-    port.postMessage({ type: 'error', message: err instanceof Error ? err.message : String(err) });
+    // What was read before the failure goes to the writer first, which stores it (see ingest()).
+    if (batch.count) await send();
+    port.postMessage({ type: 'error', message: err instanceof Error ? err.message : String(err), items });
   }
 }

@@ -131,7 +131,7 @@ export function buildCli(): Command {
     .option('--create-source', 'create the source when it does not exist', false)
     .option('--no-progress', 'no progress bar (a line every few seconds instead)')
     .option('--bulk', 'SQLite, for large files: set the search indexes aside while loading and rebuild them at the end (several times faster; searches are slower and full text misses the new records until it ends)', false)
-    .addHelpText('after', '\nCSV columns named email, username, domain, ip, phone, full_name, password, password_sha1 or leaked_at fill those fields; any other column goes to extra.\nExit status: 0 when the file was read to its end (rejected records are listed, not fatal), 1 on a fatal error, 130 when stopped by Ctrl-C (143 by SIGTERM): the records read until then are stored, and running the same command again loads the rest.')
+    .addHelpText('after', '\nCSV columns named email, username, domain, ip, phone, full_name, password, password_sha1 or leaked_at fill those fields; any other column goes to extra.\nExit status: 0 when the file was read to its end (rejected records are listed, not fatal), 1 on a fatal error (a file broken part-way: the records before the broken place are stored, and the message says how many), 130 when stopped by Ctrl-C (143 by SIGTERM): the records read until then are stored, and running the same command again loads the rest.')
     .action(async (file: string, opts: { source: string; format?: ImportFormat; createSource: boolean; progress: boolean; bulk: boolean }) => {
       const stop = stopOnSignal();
       try {

@@ -141,6 +141,21 @@ describe('threatmon CLI', () => {
     expect(help.stdout).toContain('--bulk');
   }, 180_000);
 
+  it('stores what it read before a broken place in a file, says where, exits 1, and the mended file loads the rest', async () => {
+    const good = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => JSON.stringify({ email: `broken${from + i}@broken.example` }));
+    const file = path.join(dir, 'broken.json');
+    fs.writeFileSync(file, `[${good(0, 2500).join(',')},{"email" "oops"},${good(2500, 4000).join(',')}]`);
+    const broken = await run(['import-leaks', file, '--source', 'Broken', '--create-source']);
+    expect(broken.code).toBe(1);
+    expect(broken.stderr).toContain('Stopped: stored the first 2500 records of');
+    expect(broken.stderr).toContain('2500 accepted, 0 duplicates, 0 rejected');
+    expect(broken.stderr).toContain(`threatmon: cannot read ${file} past its first 2500 records: Parser cannot parse input`);
+    fs.writeFileSync(file, `[${good(0, 4000).join(',')}]`);
+    const mended = await run(['import-leaks', file, '--source', 'Broken']);
+    expect(mended.code, mended.stderr).toBe(0);
+    expect(mended.stderr).toContain('1500 accepted, 2500 duplicates, 0 rejected');
+  }, 60_000);
+
   it('runs import-leaks from the installed launcher (bin/threatmon.js re-runs it with a bounded heap)', async () => {
     const viaBin = (args: string[]) =>
       new Promise<{ code: number | null; stderr: string }>((resolve) => {
