@@ -72,11 +72,13 @@ export async function importLeaks(leaks: LeaksService, opts: ImportOptions): Pro
     leaks.beginBulkLoad();
     out.write('Bulk load: search indexes are set aside until the end of the file (searches are slower meanwhile).\n');
   }
+  const restoreCache = leaks.importPageCache();
   try {
     const report = await load(leaks, source, opts, format, out);
     if (opts.afterLargeLoad !== false && report.accepted >= LARGE_LOAD && !report.interrupted) await leaks.afterLargeLoad();
     return report;
   } finally {
+    restoreCache();
     if (opts.bulk) {
       const started = Date.now();
       const ended = leaks.endBulkLoad(undefined, () =>

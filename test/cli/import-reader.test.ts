@@ -4,7 +4,7 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ImportError, importLeaks, readerThreads } from '../../src/cli/import-leaks.js';
-import { buildTestApp } from '../helpers/build-app.js';
+import { buildTestApp, TEST_PG_URL } from '../helpers/build-app.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'threatmon-reader-'));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -90,4 +90,29 @@ describe('import-leaks reader thread', () => {
       await t.close();
     }
   }, 60_000);
+
+  it.skipIf(Boolean(TEST_PG_URL))('keeps a smaller SQLite page cache while a plain import runs, and puts the server\'s back', async () => {
+    const t = await buildTestApp();
+    try {
+      const raw = t.app.deps.database.sqlite as NonNullable<typeof t.app.deps.database.sqlite>;
+      const { leaks } = t.services;
+      const f = path.join(dir, 'cache.ndjson');
+      fs.writeFileSync(f, Array.from({ length: 50 }, (_, i) => JSON.stringify({ email: `cache${i}@reader.example` })).join('\n'));
+      const before = raw.pragma('cache_size', { simple: true });
+      expect(before).toBe(-65536);
+      const during: unknown[] = [];
+      leaks.ingestHooks.push(async () => {
+        during.push(raw.pragma('cache_size', { simple: true }));
+        return { alerts: 0, exposures: 0 };
+      });
+      expect(await importLeaks(leaks, { file: f, source: 'Reader cache', createSource: true, progress: false, out: quiet() })).toMatchObject({ accepted: 50 });
+      expect(during).toEqual([-32768]);
+      expect(raw.pragma('cache_size', { simple: true })).toBe(before);
+      // Also when the import fails.
+      await expect(importLeaks(leaks, { file: dir, source: 'Reader cache', format: 'ndjson', progress: false, out: quiet() })).rejects.toThrow(ImportError);
+      expect(raw.pragma('cache_size', { simple: true })).toBe(before);
+    } finally {
+      await t.close();
+    }
+  });
 });
