@@ -78,10 +78,12 @@ export async function* parsed<T>(input: Readable, parser: Duplex): AsyncGenerato
     ended = true;
     notify();
   });
+  // Ends a wait for 'drain' when the reader stops: a destroyed parser never emits it.
+  const stopped = new AbortController();
   const feeding = (async () => {
     for await (const chunk of input) {
       if (failure) return;
-      if (!parser.write(chunk)) await once(parser, 'drain');
+      if (!parser.write(chunk)) await once(parser, 'drain', { signal: stopped.signal });
       while (waiting.length >= MAX_WAITING_ITEMS && !failure) await new Promise<void>((resolve) => (waits.room = resolve));
     }
     parser.end();
@@ -104,6 +106,7 @@ export async function* parsed<T>(input: Readable, parser: Duplex): AsyncGenerato
     // Also when the reader stops early: the feeder ends, the file is closed.
     failure ??= new Error('stopped');
     makeRoom();
+    stopped.abort();
     input.destroy();
     parser.destroy();
     await feeding;

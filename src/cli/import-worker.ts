@@ -62,8 +62,9 @@ async function read({ file, format, sourceId }: ReadJob) {
     waitingBytes += batch.inputBytes;
     port.postMessage(batch.take());
   };
-  /** Adds one parsed value read from `bytes` of input; true when the batch is full. */
+  /** Items read so far, sent or not: where an error stopped the file. */
   let items = 0;
+  /** Adds one parsed value read from `bytes` of input; true when the batch is full. */
   const add = (value: unknown, bytes: number): boolean => {
     items++;
     const result = recordResult(value);

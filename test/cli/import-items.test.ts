@@ -67,4 +67,23 @@ describe('import-leaks file parsing', () => {
     expect(input.destroyed).toBe(true);
     expect(parser.destroyed).toBe(true);
   });
+
+  it('ends when the reader stops while the input waits for a slow parser to drain', async () => {
+    const input = Readable.from(
+      (function* () {
+        for (let c = 0; c < 50; c++) yield Buffer.alloc(64 * 1024, 97);
+      })(),
+    );
+    // Takes 20 ms a chunk: the feeder waits for 'drain', which a destroyed parser never emits.
+    const parser = new Transform({
+      readableObjectMode: true,
+      transform(_chunk, _encoding, done) {
+        this.push(1);
+        setTimeout(done, 20);
+      },
+    });
+    for await (const _ of parsed<number>(input, parser)) break;
+    expect(parser.destroyed).toBe(true);
+    expect(input.destroyed).toBe(true);
+  }, 5000);
 });
