@@ -537,9 +537,8 @@ export class LeaksService {
       if (err === stopped) throw err;
       // The items failed part-way (a stream cut off or past its limit, a file that cannot be read
       // on): what was read before is stored too, as it would have been had the items ended there,
-      // and the error says how far the ingest got.
+      // and the error says how far the ingest got (committed below, as every ingest's last batches are).
       await flush();
-      await commit();
       const progress: IngestProgress = { ...report, processed };
       if (err instanceof AppError) throw new AppError(err.code, err.status, `${err.detail} ${progressDetail(processed)}`, { ...err.extra, body: { ...err.extra.body, ...progress } });
       throw new IngestCutOff(err, progress);
