@@ -118,7 +118,8 @@ async function load(leaks: LeaksService, source: { id: string }, opts: ImportOpt
     } else if (Date.now() - lastLine > 5000) {
       // Not a terminal (CI, a log file): a line every few seconds instead of a bar.
       lastLine = Date.now();
-      out.write(`${processed} records (${Math.round((done / Math.max(size, 1)) * 100)}%), ${rate} rec/s\n`);
+      // A pipe has no size to count against: no percentage then.
+      out.write(`${processed} records${size > 0 ? ` (${Math.round((done / size) * 100)}%)` : ''}, ${rate} rec/s\n`);
     }
   };
   const bulk = opts.bulk || leaks.inBulkLoad;
@@ -132,7 +133,8 @@ async function load(leaks: LeaksService, source: { id: string }, opts: ImportOpt
     report = err.progress;
     failure = err.cause instanceof ImportError ? err.cause : new ImportError(err.message);
   }
-  const interrupted = opts.signal?.aborted === true;
+  // A stop that came after the whole input was read stored everything: that is a finished import.
+  const interrupted = opts.signal?.aborted === true && !worker.readToEnd;
   if (!interrupted && !failure) bar?.update(size);
   bar?.stop();
   const seconds = (Date.now() - started) / 1000;
@@ -186,6 +188,7 @@ function readerThread(): Worker {
  * next import; one stopped part-way is ended.
  */
 function startReader(file: string, format: ImportFormat, sourceId: string, signal?: AbortSignal) {
+  const state = { readToEnd: false };
   async function* items(): AsyncGenerator<IngestItem> {
     const worker = readerThread();
     // Each item carries the bytes of input it was read from: the writer cuts its batches by them too.
@@ -193,7 +196,6 @@ function startReader(file: string, format: ImportFormat, sourceId: string, signa
     const queue: Message[] = [];
     let wake: (() => void) | null = null;
     let failed: Error | null = null;
-    let finished = false;
     const onMessage = (m: Message) => {
       queue.push(m);
       wake?.();
@@ -215,7 +217,7 @@ function startReader(file: string, format: ImportFormat, sourceId: string, signa
         if (signal?.aborted) return;
         const m = queue.shift() as Message;
         if (m.type === 'done') {
-          finished = true;
+          state.readToEnd = true;
           return;
         }
         if (m.type === 'error') throw new ImportError(`cannot read ${file} past its first ${m.items} records: ${m.message}`);
@@ -227,7 +229,7 @@ function startReader(file: string, format: ImportFormat, sourceId: string, signa
       worker.off('message', onMessage);
       worker.off('error', onError);
       signal?.removeEventListener('abort', onAbort);
-      if (finished && !idleReader) {
+      if (state.readToEnd && !idleReader) {
         worker.unref();
         idleReader = worker;
       } else {
@@ -235,5 +237,11 @@ function startReader(file: string, format: ImportFormat, sourceId: string, signa
       }
     }
   }
-  return { items };
+  return {
+    items,
+    /** Whether every item of the input was handed to the writer (a stop after that lost nothing). */
+    get readToEnd() {
+      return state.readToEnd;
+    },
+  };
 }

@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -26,29 +26,82 @@ function run(args: string[], input?: string, extraEnv: Record<string, string> = 
 }
 
 /**
- * Starts `node ...argv` (an import of `total` records, with --no-progress), sends `signal` to that
- * process once its first progress line shows (after the first commit: records are stored, more
- * are coming), and returns its exit code, its stderr and how many records it says it stored.
+ * Starts `node ...argv`, an import (with --no-progress) that reads `fifo`, a named pipe this test
+ * writes: chunks of `chunk(from, count)` records go in, the pipe staying open, until the first
+ * progress line shows (a commit: records are stored), so the import cannot reach the end of its
+ * input however fast or slow the machine is. Then `signal` is sent, and once the import says it is
+ * stopping, the pipe is closed. Returns the exit code, stderr, how many records went into the pipe
+ * and how many the import says it stored.
  */
-async function interruptImport(argv: string[], signal: NodeJS.Signals, total: number) {
+async function interruptImport(argv: string[], signal: NodeJS.Signals, fifo: string, chunk: (from: number, count: number) => string) {
   const child = spawn(process.execPath, argv, { cwd: ROOT, env });
   let stderr = '';
-  child.stderr.on('data', (d) => {
-    stderr += d;
-    if (/\d+ records \(/.test(stderr) && child.signalCode === null && !child.killed) child.kill(signal);
+  let signalled = false;
+  const stopping = new Promise<void>((resolve) => {
+    child.stderr.on('data', (d) => {
+      stderr += d;
+      if (!signalled && /\d+ records[ ,]/.test(stderr)) {
+        signalled = true;
+        child.kill(signal);
+      }
+      if (/stopping after the records read so far are stored/.test(stderr)) resolve();
+    });
   });
-  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  let ended = false;
+  const closed = new Promise<number | null>((resolve) => child.on('close', resolve)).finally(() => (ended = true));
+  const pipe = await feedFifo(fifo, closed);
+  let written = 0;
+  const CHUNK = 1_000;
+  while (pipe && !signalled && !ended && written < 2_000_000) {
+    await pipe.write(chunk(written, CHUNK));
+    written += CHUNK;
+  }
+  await Promise.race([stopping, closed]);
+  await pipe?.close();
+  const code = await closed;
   const stored = Number(/Interrupted: stored the first (\d+) records/.exec(stderr)?.[1]);
   expect(stored, stderr).toBeGreaterThan(0);
-  expect(stored).toBeLessThan(total);
-  return { code, stderr, stored };
+  expect(stored).toBeLessThanOrEqual(written);
+  return { code, stderr, stored, written };
 }
 
-/** Writes `total` NDJSON records numbered `${name}${i}@${name}.example`. */
-function writeRecords(name: string, total: number, extra: (i: number) => object = () => ({})) {
-  const file = path.join(dir, `${name}.ndjson`);
-  fs.writeFileSync(file, `${Array.from({ length: total }, (_, i) => JSON.stringify({ email: `${name}${i}@${name}.example`, ...extra(i) })).join('\n')}\n`);
+/** A new named pipe at `file`. */
+function makeFifo(file: string): string {
+  fs.rmSync(file, { force: true });
+  const made = spawnSync('mkfifo', [file]);
+  expect(made.status, String(made.stderr)).toBe(0);
   return file;
+}
+
+/**
+ * Opens `fifo` for writing once its reader (a child process) opens it; if the child ends first,
+ * the open is released (a reader that never came would leave it waiting) and null is returned.
+ */
+async function feedFifo(fifo: string, childClosed: Promise<unknown>): Promise<fs.promises.FileHandle | null> {
+  const opening = fs.promises.open(fifo, 'w');
+  const ended = await Promise.race([opening.then(() => false), childClosed.then(() => true)]);
+  if (!ended) return opening;
+  const release = fs.openSync(fifo, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+  await (await opening).close();
+  fs.closeSync(release);
+  return null;
+}
+
+/** `count` NDJSON records numbered from `from`: `${name}${i}@${name}.example`. */
+function ndjson(name: string, from: number, count: number, extra: (i: number) => object = () => ({})): string {
+  return `${Array.from({ length: count }, (_, k) => JSON.stringify({ email: `${name}${from + k}@${name}.example`, ...extra(from + k) })).join('\n')}\n`;
+}
+
+/** Runs `argv` reading `fifo`, fed `input` whole. */
+async function runFed(argv: string[], fifo: string, input: string) {
+  const child = spawn(process.execPath, argv, { cwd: ROOT, env });
+  let stderr = '';
+  child.stderr.on('data', (d) => (stderr += d));
+  const closed = new Promise<number | null>((resolve) => child.on('close', resolve));
+  const pipe = await feedFifo(fifo, closed);
+  await pipe?.write(input);
+  await pipe?.close();
+  return { code: await closed, stderr };
 }
 
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -192,10 +245,12 @@ describe('threatmon CLI', () => {
   }, 120_000);
 
   it('stops import-leaks on Ctrl-C (SIGINT) keeping what it stored, and the same command loads the rest', async () => {
-    const total = 300_000;
-    const file = writeRecords('sigint', total, (i) => ({ full_name: `Stop Person${i}` }));
-    const args = ['import-leaks', file, '--source', 'Interrupted', '--create-source', '--bulk', '--no-progress'];
-    const { code, stderr, stored } = await interruptImport(['--import', 'tsx', 'src/cli/main.ts', ...args], 'SIGINT', total);
+    const extra = (i: number) => ({ full_name: `Stop Person${i}` });
+    const fifo = makeFifo(path.join(dir, 'sigint.ndjson'));
+    const args = ['import-leaks', fifo, '--source', 'Interrupted', '--create-source', '--bulk', '--no-progress'];
+    const argv = ['--import', 'tsx', 'src/cli/main.ts', ...args];
+    const { code, stderr, stored, written } = await interruptImport(argv, 'SIGINT', fifo, (from, n) => ndjson('sigint', from, n, extra));
+    const total = written + 3_000;
     expect(code, stderr).toBe(130);
     expect(stderr).toContain(`${stored} accepted, 0 duplicates, 0 rejected`);
     expect(stderr).toContain('Run the same command again to load the rest');
@@ -215,16 +270,17 @@ describe('threatmon CLI', () => {
     };
     // Everything it reported stored is stored, and the bulk load ended as at the end of a file.
     expect(count()).toEqual({ records: stored, loads: 0, indexes: 7 });
-    const again = await run(args);
+    const again = await runFed(argv, fifo, ndjson('sigint', 0, total, extra));
     expect(again.code, again.stderr).toBe(0);
     expect(again.stderr).toContain(`${total - stored} accepted, ${stored} duplicates, 0 rejected`);
+    expect(again.stderr).toMatch(/^Imported /m);
     expect(count()).toEqual({ records: total, loads: 0, indexes: 7 });
   }, 180_000);
 
   it('stops import-leaks run from the launcher on a SIGTERM sent to the launcher alone (a process manager)', async () => {
-    const total = 100_000;
-    const file = writeRecords('sigterm', total);
-    const { code, stderr, stored } = await interruptImport(['bin/threatmon.js', 'import-leaks', file, '--source', 'Terminated', '--create-source', '--no-progress'], 'SIGTERM', total);
+    const fifo = makeFifo(path.join(dir, 'sigterm.ndjson'));
+    const argv = ['bin/threatmon.js', 'import-leaks', fifo, '--source', 'Terminated', '--create-source', '--no-progress'];
+    const { code, stderr, stored } = await interruptImport(argv, 'SIGTERM', fifo, (from, n) => ndjson('sigterm', from, n));
     expect(code, stderr).toBe(143);
     const Database = (await import('better-sqlite3')).default;
     const db = new Database(path.join(dir, 'cli.db'), { readonly: true });

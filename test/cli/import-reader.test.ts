@@ -45,6 +45,42 @@ describe('import-leaks reader thread', () => {
     }
   }, 60_000);
 
+  it('reports an import stopped after its whole file was read as finished, not as interrupted', async () => {
+    const t = await buildTestApp();
+    try {
+      const { leaks } = t.services;
+      const f = path.join(dir, 'whole.ndjson');
+      fs.writeFileSync(f, ['a@whole.example', 'b@whole.example'].map((email) => JSON.stringify({ email })).join('\n'));
+      const stop = new AbortController();
+      // The signal comes once every record is stored: nothing is left for a second run to load.
+      const stopAfterIngest = new Proxy(leaks, {
+        get(target, key, receiver) {
+          const value = Reflect.get(target, key, receiver) as unknown;
+          if (key !== 'ingest' || typeof value !== 'function') return typeof value === 'function' ? value.bind(target) : value;
+          return async (...args: unknown[]) => {
+            const report = await (value as (...a: unknown[]) => Promise<unknown>).apply(target, args);
+            stop.abort();
+            return report;
+          };
+        },
+      });
+      let said = '';
+      const out = new Writable({
+        write(chunk, _enc, done) {
+          said += String(chunk);
+          done();
+        },
+      }) as unknown as NodeJS.WriteStream;
+      const report = await importLeaks(stopAfterIngest, { file: f, source: 'Whole', createSource: true, progress: false, out, signal: stop.signal });
+      expect(stop.signal.aborted).toBe(true);
+      expect(report).toMatchObject({ accepted: 2, interrupted: false });
+      expect(said).toMatch(/^Imported .*2 accepted/m);
+      expect(said).not.toContain('load the rest');
+    } finally {
+      await t.close();
+    }
+  });
+
   it('cuts batches by bytes as well as by records, so large records do not pile up', async () => {
     const t = await buildTestApp();
     try {
