@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -131,25 +132,35 @@ export function frameworkErrors(_err: FastifyError, request: FastifyRequest, rep
 /**
  * Where `value` (a parsed JSON body or query string) holds U+0000 in a string or a key: its dotted
  * path ('' for `value` itself), else null (see NUL_MESSAGE). Only arrays and plain objects are
- * walked: a streamed body is not.
+ * walked: a streamed body is not. The walk keeps its own stack: a body's depth is the client's choice.
  */
-export function nulField(value: unknown, path = ''): string | null {
-  if (typeof value === 'string') return value.includes('\u0000') ? path : null;
-  if (typeof value !== 'object' || value === null) return null;
-  const at = (key: string | number) => (path ? `${path}.${key}` : String(key));
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      const found = nulField(value[i], at(i));
-      if (found !== null) return found;
+export function nulField(value: unknown): string | null {
+  const stack: Array<[unknown, string]> = [[value, '']];
+  const at = (path: string, key: string | number) => (path ? `${path}.${key}` : String(key));
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    const [item, path] = next;
+    if (typeof item === 'string') {
+      if (item.includes('\u0000')) return path;
+      continue;
     }
-    return null;
-  }
-  const proto = Object.getPrototypeOf(value) as unknown;
-  if (proto !== Object.prototype && proto !== null) return null;
-  for (const [key, item] of Object.entries(value)) {
-    if (key.includes('\u0000')) return at(key);
-    const found = nulField(item, at(key));
-    if (found !== null) return found;
+    if (typeof item !== 'object' || item === null) continue;
+    // Pushed last first, so the first field that holds one is the one named, as a recursive walk would.
+    if (Array.isArray(item)) {
+      for (let i = item.length - 1; i >= 0; i--) stack.push([item[i], at(path, i)]);
+      continue;
+    }
+    const proto = Object.getPrototypeOf(item) as unknown;
+    if (proto !== Object.prototype && proto !== null) continue;
+    const entries = Object.entries(item);
+    for (let i = entries.length - 1; i >= 0; i--) {
+      const [key, child] = entries[i] as [string, unknown];
+      if (key.includes('\u0000')) {
+        // A key is checked as soon as its object is reached: named before anything nested deeper.
+        stack.push([key, at(path, key)]);
+      } else {
+        stack.push([child, at(path, key)]);
+      }
+    }
   }
   return null;
 }
@@ -166,6 +177,15 @@ export const conventions = fp(
     const readOnlyByRoute = new Map<string, Set<string>>();
     // Bodies are JSON only (a module that takes NDJSON adds its parser): anything else is 415.
     app.removeContentTypeParser('text/plain');
+    // JSON bodies must be UTF-8 (RFC 8259): a byte that is not would otherwise become U+FFFD and be
+    // stored as such. Fastify's own parser does the rest (empty body, __proto__ and constructor keys).
+    const parseJson = app.getDefaultJsonParser('error', 'error');
+    app.removeContentTypeParser('application/json');
+    app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+      const bytes = body as Buffer;
+      if (!isUtf8(bytes)) return done(new AppError('malformed_json', 400, 'Malformed JSON: the body is not valid UTF-8.'), undefined);
+      return parseJson(request, bytes.toString('utf8'), done);
+    });
 
     app.addHook('onRoute', (route) => {
       const methods = Array.isArray(route.method) ? route.method : [route.method];

@@ -233,8 +233,16 @@ export function onlyParams(query: Record<string, unknown>, allowed: ReadonlySet<
   return Object.keys(query).every((k) => allowed.has(k) || !given(query[k]));
 }
 
+/** No list holds this many pages of one record: a page past it is past the last, whatever the count. */
+export const MAX_PAGE = 1_000_000_000;
+
+/**
+ * The page and its size, bounded before any arithmetic: a page number too large for any list is
+ * 404 invalid_page at once (its offset would pass what the databases take, 2^63).
+ */
 export function pageParams(query: { page?: number; page_size?: number }) {
   const page = query.page ?? 1;
+  if (page > MAX_PAGE) throw invalidPage();
   const pageSize = Math.min(query.page_size ?? DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE);
   return { page, pageSize };
 }

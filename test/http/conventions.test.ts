@@ -166,6 +166,55 @@ describe('API conventions (section 0)', () => {
     expect((await t.inject({ method: 'POST', url: '/echo/', payload: { name: 'a b' } })).statusCode).toBe(200);
   });
 
+  it('answers 400, not 500, for a deeply nested JSON body, with or without a token', async () => {
+    const deep = `{"a":${'['.repeat(5000)}${']'.repeat(5000)}}`;
+    const withNul = `{"name":"x","n":1,"deep":${'['.repeat(5000)}"\\u0000"${']'.repeat(5000)}}`;
+    const token = await t.token(org.owner);
+    for (const [url, authorization] of [
+      ['/api/v1/auth/token/', undefined],
+      ['/api/v1/auth/token/verify/', undefined],
+      ['/api/v1/auth/token/refresh/', undefined],
+      ['/api/v1/incidents/', `Bearer ${token}`],
+    ] as const) {
+      for (const payload of [deep, withNul]) {
+        const res = await t.inject({ method: 'POST', url, headers: { 'content-type': 'application/json', ...(authorization ? { authorization } : {}) }, payload });
+        expect(res.statusCode, `${url}: ${res.body}`).toBe(400);
+        expect(res.headers['content-type']).toContain('application/problem+json');
+      }
+    }
+    // The NUL check names the deepest place of a value as it did.
+    const res = await t.inject({ method: 'POST', url: '/echo/', headers: { 'content-type': 'application/json' }, payload: withNul });
+    expect(json(res).errors, res.body.slice(0, 300)).toEqual([{ field: `deep${'.0'.repeat(5000)}`, message: expect.stringContaining('null character') }]);
+  });
+
+  it('answers 400 malformed_json for a JSON body that is not valid UTF-8, instead of storing U+FFFD', async () => {
+    const before = await t.as(org.owner, { method: 'GET', url: '/api/v1/incidents/' });
+    const payload = Buffer.concat([Buffer.from('{"title": "caf'), Buffer.from([0xc3, 0x28]), Buffer.from('"}')]);
+    const res = await t.as(org.owner, { method: 'POST', url: '/api/v1/incidents/', headers: { 'content-type': 'application/json' }, payload });
+    expect(res.statusCode).toBe(400);
+    expect(json(res)).toMatchObject({ code: 'malformed_json', detail: expect.stringContaining('UTF-8') });
+    const after = await t.as(org.owner, { method: 'GET', url: '/api/v1/incidents/' });
+    expect(json(after).count).toBe(json(before).count);
+    // Valid UTF-8 beyond ASCII is taken as it is.
+    const ok = await t.as(org.owner, { method: 'POST', url: '/api/v1/incidents/', payload: { title: 'café ☕ 𝄞' } });
+    expect(ok.statusCode).toBe(201);
+    expect(json(ok).title).toBe('café ☕ 𝄞');
+  });
+
+  it('answers 404 invalid_page, not 500, for a page number past anything a list can hold', async () => {
+    for (const page of ['99999999999999999999', '9223372036854775807', '1e308', '1000000001']) {
+      for (const url of ['/api/v1/incidents/', '/api/v1/users/', '/api/v1/audit-log/', '/api/v1/leaks/sources/', '/api/v1/incidents/iocs/']) {
+        const res = await t.as(org.owner, { method: 'GET', url: `${url}?page=${page}` });
+        expect(res.statusCode, `${url}?page=${page}: ${res.body}`).toBe(404);
+        expect(json(res).code).toBe('invalid_page');
+      }
+    }
+    const search = await t.as(org.owner, { method: 'GET', url: '/api/v1/leaks/search/?email=a@b.example&page=99999999999999999999' });
+    expect(search.statusCode).toBe(404);
+    const huge = await t.as(org.owner, { method: 'GET', url: '/api/v1/incidents/?page_size=99999999999999999999' });
+    expect(huge.statusCode).toBe(200);
+  });
+
   it('answers 404 problem+json for a path that is not valid percent-encoding or has an over-long parameter', async () => {
     for (const url of ['/api/v1/incidents/%zz/', `/api/v1/incidents/${'a'.repeat(600)}/`]) {
       const res = await t.as(org.owner, { method: 'GET', url });
