@@ -27,6 +27,7 @@ type CounterOp =
   | { op: 'hit'; key: string; limit: number; windowMs: number }
   | { op: 'take'; key: string; limit: number; windowMs: number; want: number }
   | { op: 'peek'; key: string }
+  | { op: 'release'; key: string }
   | { op: 'reset'; key: string };
 
 interface CounterRequest {
@@ -107,6 +108,10 @@ export class IpcCounterStore implements CounterStore {
     return this.caller.call(COUNTER_REQUEST, { call: { op: 'peek', key } }) as Promise<{ count: number; resetMs: number }>;
   }
 
+  async release(key: string): Promise<void> {
+    await this.caller.call(COUNTER_REQUEST, { call: { op: 'release', key } });
+  }
+
   async reset(key: string): Promise<void> {
     this.blocks.forget(key);
     await this.caller.call(COUNTER_REQUEST, { call: { op: 'reset', key } });
@@ -129,6 +134,8 @@ export function answerCounters(channel: Channel, store: MemoryCounterStore): voi
           return Promise.resolve(store.take(call.key, call.limit, call.windowMs, call.want));
         case 'peek':
           return store.peek(call.key);
+        case 'release':
+          return store.release(call.key);
         case 'reset':
           return store.reset(call.key);
       }

@@ -111,6 +111,11 @@ export class BlockCounter {
 export interface CounterStore {
   hit(key: string, limit: number, windowMs: number, options?: HitOptions): Promise<Hit>;
   peek(key: string): Promise<{ count: number; resetMs: number }>;
+  /**
+   * Gives back one counted hit (a login attempt counted before its password was checked, that
+   * succeeded): a window whose count comes back to 0 closes, as if the hit had never opened it.
+   */
+  release(key: string): Promise<void>;
   reset(key: string): Promise<void>;
   close(): Promise<void>;
   readonly kind: 'memory' | 'redis';
@@ -163,6 +168,11 @@ export class MemoryCounterStore implements CounterStore {
     return w ? { count: w.count, resetMs: w.endsAt - at } : { count: 0, resetMs: 0 };
   }
 
+  async release(key: string) {
+    const w = this.current(key, this.now());
+    if (w && --w.count <= 0) this.windows.delete(key);
+  }
+
   async reset(key: string) {
     this.windows.delete(key);
   }
@@ -188,8 +198,16 @@ if ttl < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[2]); ttl = tonumber(ARGV[2])
 return {c, g, ttl}
 `;
 
+// Gives back one hit; the key goes with its last hit (the window closes).
+const RELEASE_SCRIPT = `
+local c = tonumber(redis.call('GET', KEYS[1]) or '0')
+if c <= 1 then redis.call('DEL', KEYS[1]) else redis.call('DECR', KEYS[1]) end
+return 0
+`;
+
 type ScriptedRedis = Redis & {
   threatmonTake(k: string, l: number, w: number, want: number): Promise<[number, number, number]>;
+  threatmonRelease(k: string): Promise<number>;
 };
 
 export class RedisCounterStore implements CounterStore {
@@ -212,6 +230,7 @@ export class RedisCounterStore implements CounterStore {
     });
     this.redis.on('error', () => {});
     this.redis.defineCommand('threatmonTake', { numberOfKeys: 1, lua: TAKE_SCRIPT });
+    this.redis.defineCommand('threatmonRelease', { numberOfKeys: 1, lua: RELEASE_SCRIPT });
   }
 
   /** Waits (briefly) for the first connection; during an outage it fails at once so callers fail open fast. */
@@ -247,6 +266,11 @@ export class RedisCounterStore implements CounterStore {
       .pttl(this.prefix + key)
       .exec()) as [[unknown, string | null], [unknown, number]];
     return { count: Number(count ?? 0), resetMs: Math.max(0, ttl) };
+  }
+
+  async release(key: string) {
+    await this.connected();
+    await (this.redis as ScriptedRedis).threatmonRelease(this.prefix + key);
   }
 
   async reset(key: string) {
@@ -294,6 +318,9 @@ export class FailOpenStore implements CounterStore {
   }
   peek(key: string) {
     return this.guard(() => this.inner.peek(key), { count: 0, resetMs: 0 });
+  }
+  release(key: string) {
+    return this.guard(() => this.inner.release(key), undefined);
   }
   reset(key: string) {
     return this.guard(() => this.inner.reset(key), undefined);

@@ -203,6 +203,35 @@ describe('login throttling', () => {
     expect((await login(t, org.owner.username, PASSWORD, '10.1.1.3')).statusCode).toBe(200);
   });
 
+  it('lets exactly 10 of 16 concurrent wrong passwords for one username through to a 401, the rest 429', async () => {
+    const user = await t.createUser(org, 'viewer', 'thr-concurrent');
+    const answers = await Promise.all(Array.from({ length: 16 }, (_, i) => login(t, user.username, 'wrong password!', `10.2.0.${i}`)));
+    const statuses = answers.map((r) => r.statusCode).sort();
+    expect(statuses.filter((s) => s === 401)).toHaveLength(10);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(6);
+  });
+
+  it('does not count a right password: 9 failures, a success, then the 10th failure is still a 401', async () => {
+    const user = await t.createUser(org, 'viewer', 'thr-release');
+    for (let i = 0; i < 9; i++) expect((await login(t, user.username, 'wrong password!', `10.3.0.${i}`)).statusCode).toBe(401);
+    expect((await login(t, user.username, PASSWORD, '10.3.1.1')).statusCode).toBe(200);
+    expect((await login(t, user.username, 'wrong password!', '10.3.1.2')).statusCode).toBe(401);
+    expect((await login(t, user.username, PASSWORD, '10.3.1.3')).statusCode).toBe(429);
+  });
+
+  it('counts a wrong current_password on POST /auth/password/ as a failed login of that username', async () => {
+    const user = await t.createUser(org, 'analyst', 'thr-pwchange');
+    const change = (current: string) =>
+      t.as(user, { method: 'POST', url: '/api/v1/auth/password/', payload: { current_password: current, new_password: 'another long passphrase' }, remoteAddress: '10.4.0.1' });
+    for (let i = 0; i < 10; i++) expect((await change('wrong password!')).statusCode, `attempt ${i + 1}`).toBe(400);
+    const throttled = await change(PASSWORD);
+    expect(throttled.statusCode).toBe(429);
+    expect(json(throttled)).toMatchObject({ code: 'login_throttled' });
+    expect((await login(t, user.username, PASSWORD, '10.4.0.2')).statusCode).toBe(429);
+    const failed = await t.db.selectFrom('audit_log').select('action').where('target_id', '=', user.id).where('action', '=', 'auth.login_failed').execute();
+    expect(failed).toHaveLength(10);
+  });
+
   it('throttles a client IP after 50 failures across usernames', async () => {
     for (let i = 0; i < 50; i++) {
       expect((await login(t, `ghost-${i}`, 'wrong password!', '192.0.2.7')).statusCode).toBe(401);

@@ -133,6 +133,33 @@ describe.skipIf(!TEST_REDIS_URL)('rate limits in Redis', () => {
     await t.close();
   });
 
+  it('throttles logins over two nodes sharing Redis: 16 concurrent wrong passwords, exactly 10 answered 401', async () => {
+    const a = await buildTestApp({ THREATMON_REDIS_URL: TEST_REDIS_URL! });
+    const b = await buildTestApp({ THREATMON_REDIS_URL: TEST_REDIS_URL! }, { database: a.app.deps.database.dialect === 'sqlite' ? sharedDatabase(a) : undefined });
+    try {
+      const username = `redis-thr-${randomBytes(4).toString('hex')}`;
+      const attempt = (i: number) =>
+        (i % 2 ? b : a).inject({ method: 'POST', url: '/api/v1/auth/token/', payload: { username, password: 'wrong password!' }, remoteAddress: `10.9.0.${i}` });
+      const statuses = (await Promise.all(Array.from({ length: 16 }, (_, i) => attempt(i)))).map((r) => r.statusCode);
+      expect(statuses.filter((s) => s === 401)).toHaveLength(10);
+      expect(statuses.filter((s) => s === 429)).toHaveLength(6);
+    } finally {
+      await b.close();
+      await a.close();
+    }
+  });
+
+  it('gives a hit back: the window closes with its last hit', async () => {
+    const store = new RedisCounterStore(TEST_REDIS_URL!, `test:${randomBytes(4).toString('hex')}:`);
+    await store.hit('k', 10, 60_000);
+    await store.hit('k', 10, 60_000);
+    await store.release('k');
+    expect((await store.peek('k')).count).toBe(1);
+    await store.release('k');
+    expect(await store.peek('k')).toEqual({ count: 0, resetMs: 0 });
+    await store.close();
+  });
+
   it('counts atomically under concurrency', async () => {
     const store = new RedisCounterStore(TEST_REDIS_URL!, `test:${randomBytes(4).toString('hex')}:`);
     const hits = await Promise.all(Array.from({ length: 50 }, () => store.hit('k', 20, 60_000)));

@@ -57,41 +57,46 @@ export class AuthService {
   }
 
   /**
-   * Throttled per username and per client IP over a fixed 15-minute window opened by the first
-   * failure: at the limit every attempt (a right password too) is 429 and is not counted.
+   * A password check under the login throttle, per username and per client IP over a fixed
+   * 15-minute window opened by the first failure: at the limit every attempt (a right password
+   * too) is 429 and is not counted. The attempt's place is taken before the password is checked
+   * and given back when it is right, so concurrent attempts cannot all pass the limit.
    */
-  async login(username: string, password: string, request: FastifyRequest): Promise<TokenPair> {
-    for (const hook of this.loginHooks) await hook(username, request);
+  private async throttled<T>(username: string, ip: string, check: () => Promise<T | null>): Promise<T | null> {
     const { counters } = this.deps;
-    const userKey = `login:u:${username.toLowerCase()}`;
-    const ipKey = `login:ip:${request.ip}`;
-    const [byUser, byIp] = await Promise.all([counters.peek(userKey), counters.peek(ipKey)]);
-    const blocked = [
-      byUser.count >= MAX_FAILURES_PER_USERNAME ? byUser.resetMs : 0,
-      byIp.count >= MAX_FAILURES_PER_IP ? byIp.resetMs : 0,
-    ].filter((ms) => ms > 0);
-    if (blocked.length) {
-      const retry = Math.max(1, Math.ceil(Math.max(...blocked) / 1000));
+    const keys = [`login:u:${username.toLowerCase()}`, `login:ip:${ip}`];
+    const limits = [MAX_FAILURES_PER_USERNAME, MAX_FAILURES_PER_IP];
+    const hits = await Promise.all(keys.map((key, i) => counters.hit(key, limits[i] as number, THROTTLE_WINDOW_MS)));
+    const giveBack = () => Promise.all(keys.filter((_, i) => hits[i]?.allowed).map((key) => counters.release(key)));
+    if (hits.some((h) => !h.allowed)) {
+      await giveBack();
+      const retry = Math.max(1, Math.ceil(Math.max(...hits.filter((h) => !h.allowed).map((h) => h.resetMs)) / 1000));
       this.deps.metrics.rateLimited.inc({ kind: 'login' });
       throw new AppError('login_throttled', 429, `Too many failed logins; retry in ${retry} s.`, {
         headers: { 'retry-after': String(retry) },
         body: { retry_after: retry },
       });
     }
+    const passed = await check();
+    if (passed !== null) await giveBack();
+    return passed;
+  }
 
-    const user = await this.users.findByUsername(this.db, username);
-    const ok = await verifyPassword(user?.password_hash ?? null, password);
-    if (!user || !ok || !user.is_active) {
-      await Promise.all([
-        counters.hit(userKey, Number.MAX_SAFE_INTEGER, THROTTLE_WINDOW_MS),
-        counters.hit(ipKey, Number.MAX_SAFE_INTEGER, THROTTLE_WINDOW_MS),
-      ]);
+  async login(username: string, password: string, request: FastifyRequest): Promise<TokenPair> {
+    for (const hook of this.loginHooks) await hook(username, request);
+    let known: User | undefined;
+    const user = await this.throttled(username, request.ip, async () => {
+      known = await this.users.findByUsername(this.db, username);
+      const ok = await verifyPassword(known?.password_hash ?? null, password);
+      return known && ok && known.is_active ? known : null;
+    });
+    if (!user) {
       await this.audit.record(this.db, {
-        organizationId: user?.organization_id ?? null,
-        actorId: user?.id ?? null,
+        organizationId: known?.organization_id ?? null,
+        actorId: known?.id ?? null,
         action: 'auth.login_failed',
         targetType: 'user',
-        targetId: user?.id ?? null,
+        targetId: known?.id ?? null,
         ip: request.ip,
         changes: { username },
       });
@@ -201,8 +206,22 @@ export class AuthService {
 
   async changePassword(p: Principal, current: string, next: string, ip: string): Promise<void> {
     // The stored hash, not the principal's: a principal may be remembered from before a change made elsewhere.
-    const stored = await this.currentUser(p);
-    if (!(await verifyPassword(stored.password_hash, current))) {
+    // A wrong current password is a failed login of this username: a stolen access token must not
+    // allow guessing the password at the speed of the API.
+    const stored = await this.throttled(p.user.username, ip, async () => {
+      const user = await this.currentUser(p);
+      return (await verifyPassword(user.password_hash, current)) ? user : null;
+    });
+    if (!stored) {
+      await this.audit.record(this.db, {
+        organizationId: p.organization.id,
+        actorId: p.user.id,
+        action: 'auth.login_failed',
+        targetType: 'user',
+        targetId: p.user.id,
+        ip,
+        changes: { username: p.user.username, reason: 'wrong current password' },
+      });
       throw validation([{ field: 'current_password', message: 'is incorrect' }]);
     }
     const errors = await this.policy.check(next, 'new_password', this.db, { username: p.user.username });
