@@ -46,6 +46,42 @@ describe('data migrations', () => {
     for (const { type, name } of objects) raw.exec(`drop ${type} "${name}"`);
   }
 
+  it('0012 keeps every user whose name clashes ignoring case: the oldest keeps it, the others are renamed and audited', async () => {
+    const deps = createDeps(loadConfig({ THREATMON_DATABASE_URL: await testDatabaseUrl() }));
+    cleanup.push(() => deps.database.close());
+    const db = deps.database.db as unknown as Kysely<any>;
+    await migrateUntil(db, '0012');
+    const at = (s: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, s)).toISOString();
+    const orgs = ['00000000-0000-7000-8000-0000000000a1', '00000000-0000-7000-8000-0000000000a2'];
+    for (const [i, id] of orgs.entries()) await db.insertInto('organizations').values({ id, name: `org${i}`, plan: 'starter', created_at: at(0), updated_at: at(0) }).execute();
+    const users: Array<[string, string, number, string]> = [
+      ['00000000-0000-7000-8000-0000000000b1', 'Alice', 1, orgs[0]!],
+      ['00000000-0000-7000-8000-0000000000b2', 'ALICE', 2, orgs[1]!],
+      ['00000000-0000-7000-8000-0000000000b3', 'alice-2', 3, orgs[0]!],
+      ['00000000-0000-7000-8000-0000000000b4', 'alice', 4, orgs[1]!],
+      ['00000000-0000-7000-8000-0000000000b5', 'bob', 5, orgs[0]!],
+    ];
+    for (const [id, username, s, org] of users) {
+      await db
+        .insertInto('users')
+        .values({ id, organization_id: org, username, email: `${id}@x.example`, password_hash: `hash-${id}`, role: 'viewer', created_at: at(s), updated_at: at(s) })
+        .execute();
+    }
+    await migrateToLatest(db);
+    const after = await db.selectFrom('users').select(['id', 'username', 'password_hash']).orderBy('created_at').execute();
+    expect(after.map((u) => u.username)).toEqual(['Alice', 'ALICE-3', 'alice-2', 'alice-4', 'bob']);
+    expect(after.map((u) => u.password_hash)).toEqual(users.map(([id]) => `hash-${id}`));
+    const audit = await db.selectFrom('audit_log').select(['organization_id', 'target_id', 'changes']).where('action', '=', 'user.renamed').orderBy('target_id').execute();
+    expect(audit.map((a) => [a.organization_id, a.target_id, JSON.parse(a.changes).username])).toEqual([
+      [orgs[1], users[1]![0], { from: 'ALICE', to: 'ALICE-3' }],
+      [orgs[1], users[3]![0], { from: 'alice', to: 'alice-4' }],
+    ]);
+    // The index keeps them apart from now on.
+    await expect(
+      db.insertInto('users').values({ id: '00000000-0000-7000-8000-0000000000b9', organization_id: orgs[0], username: 'BOB', email: 'b@x.example', password_hash: 'h', role: 'viewer', created_at: at(9), updated_at: at(9) }).execute(),
+    ).rejects.toThrow();
+  });
+
   it('0005 counts the records of each domain, 0006 rewrites full-text words of existing records, 0008 gathers their words (PostgreSQL)', async () => {
     const deps = createDeps(loadConfig({ THREATMON_DATABASE_URL: await testDatabaseUrl() }));
     cleanup.push(() => deps.database.close());

@@ -194,6 +194,23 @@ describe('threatmon CLI', () => {
     expect(help.stdout).toContain('--bulk');
   }, 180_000);
 
+  it('refuses a create-user password found in the leak corpus, creating nobody', async () => {
+    const file = path.join(dir, 'breached.ndjson');
+    fs.writeFileSync(file, `${JSON.stringify({ email: 'victim@breached.example', password: 'cli breached passphrase' })}\n`);
+    const imported = await run(['import-leaks', file, '--source', 'Breached', '--create-source', '--no-progress']);
+    expect(imported.code, imported.stderr).toBe(0);
+    const refused = await run(['create-user', '--org', 'Globex', '--username', 'breached-user', '--role', 'viewer', '--password-stdin'], 'cli breached passphrase\n');
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('appears in a known breach');
+    const Database = (await import('better-sqlite3')).default;
+    const db = new Database(path.join(dir, 'cli.db'), { readonly: true });
+    try {
+      expect(db.prepare("select count(*) as n from users where username = 'breached-user'").get()).toEqual({ n: 0 });
+    } finally {
+      db.close();
+    }
+  });
+
   it('stores what it read before a broken place in a file, says where, exits 1, and the mended file loads the rest', async () => {
     const good = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => JSON.stringify({ email: `broken${from + i}@broken.example` }));
     const file = path.join(dir, 'broken.json');

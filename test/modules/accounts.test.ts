@@ -72,6 +72,40 @@ describe('users, organizations and the audit log', () => {
       expect(elsewhere.statusCode).toBe(409);
     });
 
+    it('takes usernames as unique ignoring case (409), and logs in whatever the case', async () => {
+      const res = await t.as(members.admin, { method: 'POST', url: '/api/v1/users/', payload: { username: 'CaseLogin', email: 'case@example.com', password: PASSWORD, role: 'viewer' } });
+      expect(res.statusCode).toBe(201);
+      for (const username of ['caselogin', 'CASELOGIN']) {
+        const clash = await t.as(members.admin, { method: 'POST', url: '/api/v1/users/', payload: { username, email: 'c2@example.com', password: PASSWORD, role: 'viewer' } });
+        expect(clash.statusCode, username).toBe(409);
+        expect(json(clash).code).toBe('duplicate');
+        const elsewhere = await t.as(other.owner, { method: 'POST', url: '/api/v1/users/', payload: { username, email: 'c3@example.com', password: PASSWORD, role: 'viewer' } });
+        expect(elsewhere.statusCode).toBe(409);
+      }
+      for (const username of ['caselogin', 'CASELOGIN', 'CaseLogin']) {
+        const login = await t.inject({ method: 'POST', url: '/api/v1/auth/token/', payload: { username, password: PASSWORD } });
+        expect(login.statusCode, username).toBe(200);
+        const me = await t.inject({ method: 'GET', url: '/api/v1/auth/me/', headers: { authorization: `Bearer ${json(login).access}` } });
+        expect(json(me).username).toBe('CaseLogin');
+      }
+      const staff = (await t.createOrg('enterprise', 'ops-case', true)).owner;
+      const owner = await t.as(staff, { method: 'POST', url: '/api/v1/organizations/', payload: { name: 'case-customer', owner: { username: 'CASELOGIN', email: 'o@case.example', password: PASSWORD } } });
+      expect(owner.statusCode).toBe(409);
+    });
+
+    it('refuses a breached password for a new user and for a new organization owner, creating nothing', async () => {
+      t.services.passwordPolicy.addBreachCheck(async (pw) => pw === 'breached passphrase 2');
+      const res = await t.as(members.admin, { method: 'POST', url: '/api/v1/users/', payload: { username: 'breachy', email: 'b@example.com', password: 'breached passphrase 2', role: 'viewer' } });
+      expect(res.statusCode).toBe(400);
+      expect(json(res).errors).toEqual([{ field: 'password', message: 'appears in a known breach' }]);
+      const staff = (await t.createOrg('enterprise', 'ops-breach', true)).owner;
+      const org = await t.as(staff, { method: 'POST', url: '/api/v1/organizations/', payload: { name: 'breach-customer', owner: { username: 'breach-owner', email: 'o@breach.example', password: 'breached passphrase 2' } } });
+      expect(org.statusCode).toBe(400);
+      expect(json(org).errors).toEqual([{ field: 'owner.password', message: 'appears in a known breach' }]);
+      expect(await t.db.selectFrom('users').select('id').where('username', 'in', ['breachy', 'breach-owner']).execute()).toEqual([]);
+      expect(await t.db.selectFrom('organizations').select('id').where('name', '=', 'breach-customer').execute()).toEqual([]);
+    });
+
     it('validates the new user: short password, bad e-mail, unknown role', async () => {
       const res = await t.as(members.admin, { method: 'POST', url: '/api/v1/users/', payload: { username: 'bad one', email: 'nope', password: 'short', role: 'boss' } });
       expect(res.statusCode).toBe(400);

@@ -227,6 +227,20 @@ describe('incidents', () => {
       const actions = new Set(audit.results.map((e: { action: string }) => e.action));
       for (const a of ['incident.created', 'incident.updated', 'incident.deleted', 'ioc.created', 'comment.created']) expect(actions).toContain(a);
     });
+
+    it('writes one incident.updated entry per PATCH, with its actor, target and each change from -> to', async () => {
+      const inc = json(await create({ title: 'audited', severity: 'low' }));
+      expect((await patch(inc.id, { severity: 'high', tags: ['a'] }, m.analyst)).statusCode).toBe(200);
+      expect((await patch(inc.id, { title: 'audited 2' }, m.admin)).statusCode).toBe(200);
+      expect((await patch(inc.id, { status: 'investigating' }, m.analyst)).statusCode).toBe(200);
+      const audit = json(await t.as(m.admin, { method: 'GET', url: `/api/v1/audit-log/?action=incident.updated&target_type=incident&ordering=created_at&page_size=500` }));
+      const mine = audit.results.filter((e: { target_id: string }) => e.target_id === inc.id);
+      expect(mine.map((e: { actor: string; changes: unknown }) => [e.actor, e.changes])).toEqual([
+        [m.analyst.id, { severity: { from: 'low', to: 'high' }, tags: { from: [], to: ['a'] } }],
+        [m.admin.id, { title: { from: 'audited', to: 'audited 2' } }],
+        [m.analyst.id, { status: { from: 'open', to: 'investigating' } }],
+      ]);
+    });
   });
 
   describe('IOCs', () => {

@@ -1,4 +1,4 @@
-import type { Kysely, Selectable } from 'kysely';
+import { type Kysely, type Selectable, sql } from 'kysely';
 import type { DB, UsersTable } from '../../db/schema.js';
 
 export type UserRow = Selectable<UsersTable>;
@@ -28,8 +28,9 @@ export function toUser(row: UserRow): User {
 
 /** The only place with queries on users. Every read but login's is scoped to an organization. */
 export class UsersRepository {
+  /** Usernames are unique ignoring case (the index on lower(username) of migration 0012). */
   findByUsername(db: Kysely<DB>, username: string) {
-    return db.selectFrom('users').selectAll().where('username', '=', username).executeTakeFirst().then((r) => r && toUser(r));
+    return db.selectFrom('users').selectAll().where(sql`lower(username)`, '=', sql`lower(${username})`).executeTakeFirst().then((r) => r && toUser(r));
   }
 
   findById(db: Kysely<DB>, id: string) {
@@ -47,7 +48,7 @@ export class UsersRepository {
   }
 
   usernameTaken(db: Kysely<DB>, username: string) {
-    return db.selectFrom('users').select('id').where('username', '=', username).executeTakeFirst().then(Boolean);
+    return db.selectFrom('users').select('id').where(sql`lower(username)`, '=', sql`lower(${username})`).executeTakeFirst().then(Boolean);
   }
 
   insert(db: Kysely<DB>, row: Omit<UserRow, 'version'>) {
