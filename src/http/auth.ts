@@ -3,7 +3,8 @@ import fp from 'fastify-plugin';
 import type { InferResult } from 'kysely';
 import type { Plan } from '../config.js';
 import type { AppDeps } from '../deps.js';
-import { assertActive, unauthenticated, type TokenService } from '../modules/auth/tokens.js';
+import { SessionsRepository } from '../modules/auth/sessions.repository.js';
+import { assertActive, LEEWAY_SECONDS, unauthenticated, type TokenService } from '../modules/auth/tokens.js';
 import { ROLE_RANK, type Role, type User, toUser } from '../modules/users/users.repository.js';
 import { AppError, forbidden } from './errors.js';
 
@@ -12,6 +13,11 @@ export interface Principal {
   organization: { id: string; name: string; plan: Plan };
   role: Role;
   isStaff: boolean;
+  /**
+   * The user's sessions that ended (logout, password change, reuse detection, deactivation) while
+   * access tokens issued in them may still be within their lifetime: those tokens are refused.
+   */
+  endedSessions: ReadonlySet<string>;
 }
 
 /** Called with a bearer value that is not a valid token: the tracking-token module records api_key canaries here. */
@@ -78,6 +84,7 @@ export const authenticate = fp(
       .select(['organizations.name as org_name', 'organizations.plan as org_plan'])
       .where('users.id', '=', '');
     const principalQuery = principalSelect.compile();
+    const sessions = new SessionsRepository();
 
     app.addHook('onRoute', (route) => {
       route.schema ??= {};
@@ -107,15 +114,19 @@ export const authenticate = fp(
         assertActive(row);
         const { org_name, org_plan, ...userRow } = row;
         const user = Object.freeze(toUser(userRow));
+        const issuedSince = new Date(deps.clock().getTime() - (deps.config.accessTtlSeconds + LEEWAY_SECONDS) * 1000).toISOString();
+        const endedSessions = new Set(await sessions.endedSince(db, user.id, issuedSince));
         // Shared by the requests that find it remembered: frozen, so none of them can change it for the others.
         principal = Object.freeze({
           user,
           organization: Object.freeze({ id: user.organization_id, name: org_name, plan: org_plan as Plan }),
           role: user.role,
           isStaff: user.is_staff,
+          endedSessions,
         });
         deps.principals.put(claims.sub, principal, mark);
       }
+      if (principal.endedSessions.has(claims.sid)) throw unauthenticated('token_invalid', 'Session has ended: log in again.');
       request.principal = principal;
       const { user } = principal;
 

@@ -196,6 +196,17 @@ describe.skipIf(!TEST_PG_URL)('remembered principals across nodes (PostgreSQL NO
     await waitFor('node b to forget', () => b.app.deps.principals.get(user.id) === undefined);
     expect((await onB()).statusCode).toBe(401);
   });
+
+  it('a logout on one node ends the access token on the other, which had remembered its user', async () => {
+    const user = await a.createUser(org, 'viewer');
+    const pair = JSON.parse((await a.inject({ method: 'POST', url: '/api/v1/auth/token/', payload: { username: user.username, password: PASSWORD } })).body);
+    const onB = () => b.inject({ method: 'GET', url: '/api/v1/organization/', headers: { authorization: `Bearer ${pair.access}` } });
+    expect((await onB()).statusCode).toBe(200);
+    expect(b.app.deps.principals.get(user.id)).toBeDefined();
+    expect((await a.inject({ method: 'POST', url: '/api/v1/auth/token/revoke/', payload: { refresh: pair.refresh } })).statusCode).toBe(204);
+    await waitFor('node b to forget', () => b.app.deps.principals.get(user.id) === undefined);
+    expect((await onB()).statusCode).toBe(401);
+  });
 });
 
 describe.skipIf(!TEST_PG_URL)('PgListener', () => {

@@ -169,6 +169,88 @@ describe('tokens', () => {
     expect((await login(t, 'soon-gone')).statusCode).toBe(401);
   });
 
+  describe('sessions that end (logout, password change, reuse, deactivation) end their access tokens', () => {
+    const me = (access: string) => t.inject({ method: 'GET', url: '/api/v1/auth/me/', headers: { authorization: `Bearer ${access}` } });
+    const verify = (token: string) => t.inject({ method: 'POST', url: '/api/v1/auth/token/verify/', payload: { token } });
+
+    it('logout ends that session only: its access token is refused, another session goes on', async () => {
+      await t.createUser(org, 'viewer', 'sess-logout');
+      const a = json(await login(t, 'sess-logout'));
+      const b = json(await login(t, 'sess-logout'));
+      expect((await me(a.access)).statusCode).toBe(200);
+      expect((await t.inject({ method: 'POST', url: '/api/v1/auth/token/revoke/', payload: { refresh: a.refresh } })).statusCode).toBe(204);
+      const refused = await me(a.access);
+      expect(refused.statusCode).toBe(401);
+      expect(json(refused).code).toBe('token_invalid');
+      expect((await verify(a.access)).statusCode).toBe(401);
+      expect((await me(b.access)).statusCode).toBe(200);
+      expect((await verify(b.access)).statusCode).toBe(200);
+      // It stays dead: still refused later in its lifetime.
+      t.clock.advance(600);
+      expect((await me(a.access)).statusCode).toBe(401);
+      expect((await me(b.access)).statusCode).toBe(200);
+    });
+
+    it('a refreshed session keeps going with the new access token, and the old one of the same session too', async () => {
+      await t.createUser(org, 'viewer', 'sess-refresh');
+      const a = json(await login(t, 'sess-refresh'));
+      const next = json(await t.inject({ method: 'POST', url: '/api/v1/auth/token/refresh/', payload: { refresh: a.refresh } }));
+      expect((await me(a.access)).statusCode).toBe(200);
+      expect((await me(next.access)).statusCode).toBe(200);
+    });
+
+    it('a password change ends every session of the user', async () => {
+      const user = await t.createUser(org, 'analyst', 'sess-password');
+      const a = json(await login(t, 'sess-password'));
+      const b = json(await login(t, 'sess-password'));
+      const changed = await t.inject({
+        method: 'POST',
+        url: '/api/v1/auth/password/',
+        headers: { authorization: `Bearer ${a.access}` },
+        payload: { current_password: PASSWORD, new_password: 'a new passphrase for sessions' },
+      });
+      expect(changed.statusCode).toBe(204);
+      expect((await me(a.access)).statusCode).toBe(401);
+      expect((await me(b.access)).statusCode).toBe(401);
+      const fresh = json(await login(t, user.username, 'a new passphrase for sessions'));
+      expect((await me(fresh.access)).statusCode).toBe(200);
+    });
+
+    it('reuse detection ends the whole session, access tokens included', async () => {
+      await t.createUser(org, 'viewer', 'sess-reuse');
+      const a = json(await login(t, 'sess-reuse'));
+      const next = json(await t.inject({ method: 'POST', url: '/api/v1/auth/token/refresh/', payload: { refresh: a.refresh } }));
+      expect((await t.inject({ method: 'POST', url: '/api/v1/auth/token/refresh/', payload: { refresh: a.refresh } })).statusCode).toBe(401);
+      expect((await me(a.access)).statusCode).toBe(401);
+      expect((await me(next.access)).statusCode).toBe(401);
+    });
+
+    it('reactivating a deactivated user does not revive the access tokens issued before', async () => {
+      const user = await t.createUser(org, 'viewer', 'sess-reactivate');
+      const a = json(await login(t, 'sess-reactivate'));
+      expect((await t.as(org.owner, { method: 'PATCH', url: `/api/v1/users/${user.id}/`, payload: { is_active: false } })).statusCode).toBe(200);
+      expect((await me(a.access)).statusCode).toBe(401);
+      expect((await t.as(org.owner, { method: 'PATCH', url: `/api/v1/users/${user.id}/`, payload: { is_active: true } })).statusCode).toBe(200);
+      expect((await me(a.access)).statusCode).toBe(401);
+      expect((await verify(a.access)).statusCode).toBe(401);
+      const fresh = json(await login(t, 'sess-reactivate'));
+      expect((await me(fresh.access)).statusCode).toBe(200);
+    });
+
+    it('refuses a token that names no session', async () => {
+      const token = await new SignJWT({ org: org.id, role: 'owner', type: 'access' })
+        .setProtectedHeader({ alg: 'HS256' })
+        .setSubject(org.owner.id)
+        .setJti('no-session')
+        .setIssuedAt(Math.floor(t.clock.now().getTime() / 1000))
+        .setExpirationTime(Math.floor(t.clock.now().getTime() / 1000) + 600)
+        .setIssuer('threatmon')
+        .setAudience('threatmon-api')
+        .sign(new TextEncoder().encode(JWT_SECRET));
+      expect((await me(token)).statusCode).toBe(401);
+    });
+  });
+
   it('never returns or logs a password hash or a password', async () => {
     const rows = await t.db.selectFrom('audit_log').select('changes').execute();
     expect(rows.map((r) => r.changes).join('')).not.toContain(PASSWORD);

@@ -34,7 +34,7 @@ export const publicAuthRoutes: FastifyPluginAsyncTypebox<{ auth: AuthService }> 
       schema: {
         tags,
         summary: 'Exchange a refresh token for a new pair',
-        description: 'Rotation: the presented refresh token is revoked. Presenting a revoked refresh token again revokes its whole family (reuse detection): 401.',
+        description: 'Rotation: the presented refresh token is revoked. Presenting a revoked refresh token again revokes its whole family (reuse detection): 401, and the access tokens issued in that session stop working too (within 2 s on every node).',
         body: RefreshSchema,
         security: [],
         response: { 200: TokenPairSchema, ...errorResponses(400, 401, 415) },
@@ -67,7 +67,7 @@ export const publicAuthRoutes: FastifyPluginAsyncTypebox<{ auth: AuthService }> 
       schema: {
         tags,
         summary: 'Log out: revoke a refresh token',
-        description: 'Revokes the refresh token and every token rotated from the same login. Idempotent: an already revoked or expired token answers 204 too; a token that is not ours is 401.',
+        description: 'Logout: ends the session, that is the refresh token, every token rotated from the same login, and every access token issued in it (refused within 2 s on every node; the `sid` claim ties a token to its session). Idempotent: an already revoked or expired token answers 204 too; a token that is not ours is 401.',
         body: RefreshSchema,
         security: [],
         response: { 204: Type.Null({ description: 'Revoked.' }), ...errorResponses(400, 401, 415) },
@@ -97,7 +97,7 @@ export const privateAuthRoutes: FastifyPluginAsyncTypebox<{ auth: AuthService; o
       schema: {
         tags,
         summary: 'Change your password',
-        description: 'The new password needs 12+ characters, must not be the username nor appear in a known breach. Revokes all your refresh tokens.',
+        description: 'The new password needs 12+ characters, must not be the username nor appear in a known breach. Ends every session of yours: refresh and access tokens alike (within 2 s on every node). A wrong `current_password` counts as a failed login of your username for the login throttle (10 per 15 min, then 429).',
         body: PasswordChangeSchema,
         response: { 204: Type.Null({ description: 'Changed.' }), ...errorResponses(400, 401, 415) },
       },

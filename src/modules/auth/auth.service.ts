@@ -6,6 +6,7 @@ import type { AuditLog } from '../audit/audit.repository.js';
 import type { User, UsersRepository } from '../users/users.repository.js';
 import type { UsersService } from '../users/users.service.js';
 import { hashPassword, type PasswordPolicy, verifyPassword } from './passwords.js';
+import { SessionsRepository } from './sessions.repository.js';
 import { assertActive, type TokenService, unauthenticated } from './tokens.js';
 
 /** Called on every login attempt, before the answer: the tracking-token module records credential canaries here. */
@@ -24,6 +25,7 @@ export interface TokenPair {
 
 export class AuthService {
   readonly loginHooks: LoginAttemptHook[] = [];
+  private readonly sessions = new SessionsRepository();
 
   constructor(
     private readonly deps: AppDeps,
@@ -40,8 +42,8 @@ export class AuthService {
 
   private async pair(user: { id: string; organization_id: string; role: string }, familyId: string, db = this.db): Promise<TokenPair> {
     const subject = { userId: user.id, orgId: user.organization_id, role: user.role };
-    const access = await this.tokens.sign(subject, 'access');
-    const refresh = await this.tokens.sign(subject, 'refresh');
+    const access = await this.tokens.sign(subject, 'access', familyId);
+    const refresh = await this.tokens.sign(subject, 'refresh', familyId);
     await db
       .insertInto('refresh_tokens')
       .values({
@@ -158,6 +160,8 @@ export class AuthService {
       if (!user?.is_active) return 'invalid' as const;
       return this.pair(user, row.family_id, trx);
     });
+    // Reuse ended the session: its access tokens stop working on every node too.
+    if (result === 'reused') await this.deps.principals.changed();
     if (result === 'invalid' || result === 'reused') throw invalid;
     return result;
   }
@@ -170,10 +174,15 @@ export class AuthService {
     if (claims.type === 'refresh') {
       const row = await this.db.selectFrom('refresh_tokens').select('revoked_at').where('jti', '=', claims.jti).executeTakeFirst();
       if (!row || row.revoked_at) throw unauthenticated('token_invalid', 'Token has been revoked.');
+    } else if (await this.sessions.hasEnded(this.db, claims.sid)) {
+      throw unauthenticated('token_invalid', 'Token has been revoked.');
     }
   }
 
-  /** Logout: revokes the token's family. Idempotent: an expired or already revoked token is fine too. */
+  /**
+   * Logout: revokes the token's family, which ends the session's access tokens too (on every node:
+   * the principals announce it). Idempotent: an expired or already revoked token is fine too.
+   */
   async revoke(token: string, ip: string): Promise<void> {
     let claims: Awaited<ReturnType<TokenService['verify']>>;
     try {
@@ -182,16 +191,16 @@ export class AuthService {
       if (err instanceof AppError && err.code === 'token_expired') return;
       throw err;
     }
-    await this.db.transaction().execute(async (trx) => {
+    const ended = await this.db.transaction().execute(async (trx) => {
       const row = await trx.selectFrom('refresh_tokens').selectAll().where('jti', '=', claims.jti).executeTakeFirst();
-      if (!row) return;
+      if (!row) return false;
       const revoked = await trx
         .updateTable('refresh_tokens')
         .set({ revoked_at: this.deps.clock().toISOString() })
         .where('family_id', '=', row.family_id)
         .where('revoked_at', 'is', null)
         .executeTakeFirst();
-      if (Number(revoked.numUpdatedRows) === 0) return;
+      if (Number(revoked.numUpdatedRows) === 0) return false;
       const user = await this.users.findById(trx, row.user_id);
       await this.audit.record(trx, {
         organizationId: user?.organization_id ?? null,
@@ -201,7 +210,9 @@ export class AuthService {
         targetId: row.user_id,
         ip,
       });
+      return true;
     });
+    if (ended) await this.deps.principals.changed();
   }
 
   async changePassword(p: Principal, current: string, next: string, ip: string): Promise<void> {

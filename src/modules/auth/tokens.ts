@@ -12,13 +12,15 @@ export interface Claims {
   org: string;
   role: string;
   type: TokenType;
+  /** The session: the refresh-token family both tokens of a login belong to (see AuthService). */
+  sid: string;
   jti: string;
   iat: number;
   exp: number;
 }
 
 const ALGORITHM = 'HS256';
-const LEEWAY_SECONDS = 30;
+export const LEEWAY_SECONDS = 30;
 
 export const unauthenticated = (code: 'not_authenticated' | 'token_invalid' | 'token_expired' | 'invalid_credentials', detail: string) =>
   new AppError(code, 401, detail, { headers: { 'www-authenticate': 'Bearer' } });
@@ -73,11 +75,13 @@ export class TokenService {
     return type === 'access' ? this.config.accessTtlSeconds : this.config.refreshTtlSeconds;
   }
 
-  async sign(subject: { userId: string; orgId: string; role: string }, type: TokenType): Promise<{ token: string; jti: string; expiresAt: Date }> {
+  /** `sid`: the session the token belongs to; a new one unless given. */
+  async sign(subject: { userId: string; orgId: string; role: string }, type: TokenType, session?: string): Promise<{ token: string; jti: string; expiresAt: Date }> {
     const now = Math.floor(this.clock().getTime() / 1000);
     const jti = this.newId();
+    const sid = session ?? this.newId();
     const exp = now + this.ttl(type);
-    const token = await new SignJWT({ org: subject.orgId, role: subject.role, type })
+    const token = await new SignJWT({ org: subject.orgId, role: subject.role, type, sid })
       .setProtectedHeader({ alg: ALGORITHM, typ: 'JWT' })
       .setSubject(subject.userId)
       .setJti(jti)
@@ -111,6 +115,8 @@ export class TokenService {
     }
     const claims = payload as unknown as Claims;
     if (claims.type !== 'access' && claims.type !== 'refresh') throw unauthenticated('token_invalid', 'Token is invalid.');
+    // Every token this service signs names its session: one without cannot be ended, so it is not taken.
+    if (typeof claims.sid !== 'string' || claims.sid === '') throw unauthenticated('token_invalid', 'Token is invalid.');
     if (this.verified.size >= VERIFIED_CACHE_SIZE) this.verified.delete(this.verified.keys().next().value as string);
     this.verified.set(token, claims);
     return this.checkType(claims, type);
