@@ -21,6 +21,8 @@ export interface Config {
   readonly refreshTtlSeconds: number;
   readonly adminPassword: string | null;
   readonly trustProxy: boolean;
+  /** Scheme, host and optional path prefix of every absolute link the API writes (next/previous); null: from the request. */
+  readonly publicUrl: string | null;
   readonly corsOrigins: readonly string[];
   readonly webhookAllowPrivate: boolean;
   readonly metrics: boolean;
@@ -107,6 +109,21 @@ export function parseMilliseconds(name: string, raw: string): number {
 
 const LOG_LEVELS: LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
+/** `https://api.example.com` or with a path prefix (no trailing slash kept); '' is unset. */
+export function parsePublicUrl(name: string, raw: string): string | null {
+  if (!raw) return null;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(name, `expected an absolute http(s) URL such as https://api.example.com, got "${raw}"`);
+  }
+  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.search || url.hash || url.username || url.password) {
+    throw new ConfigError(name, `expected an absolute http(s) URL without query, fragment or credentials, got "${raw}"`);
+  }
+  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+}
+
 /** Parses THREATMON_* variables once; an invalid value throws a ConfigError naming the variable. */
 export function loadConfig(env: Env = process.env, overrides: Partial<Config> = {}): Config {
   const databaseUrl = env.THREATMON_DATABASE_URL || 'sqlite:./data/threatmon.db';
@@ -151,6 +168,8 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     }
   }
 
+  const publicUrl = parsePublicUrl('THREATMON_PUBLIC_URL', env.THREATMON_PUBLIC_URL || '');
+
   const logLevel = (env.THREATMON_LOG_LEVEL || 'info').toLowerCase() as LogLevel;
   if (!LOG_LEVELS.includes(logLevel)) {
     throw new ConfigError('THREATMON_LOG_LEVEL', `expected one of ${LOG_LEVELS.join(', ')}`);
@@ -180,6 +199,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     refreshTtlSeconds: readDuration(env, 'THREATMON_REFRESH_TTL', 7 * 86400),
     adminPassword,
     trustProxy: readBool(env, 'THREATMON_TRUST_PROXY', false),
+    publicUrl,
     corsOrigins,
     webhookAllowPrivate: readBool(env, 'THREATMON_WEBHOOK_ALLOW_PRIVATE', false),
     metrics: readBool(env, 'THREATMON_METRICS', false),

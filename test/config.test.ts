@@ -47,6 +47,7 @@ describe('configuration', () => {
       THREATMON_LOG_LEVEL: 'WARN',
       THREATMON_WORKERS: '3',
       THREATMON_PRINCIPAL_CACHE_MS: '0',
+      THREATMON_PUBLIC_URL: 'https://api.example.com/',
     });
     expect(c).toMatchObject({
       databaseKind: 'postgres',
@@ -61,6 +62,7 @@ describe('configuration', () => {
       logLevel: 'warn',
       workers: 3,
       principalCacheMs: 0,
+      publicUrl: 'https://api.example.com',
     });
     expect(loadConfig({ THREATMON_WORKERS: 'auto' }).workers).toBe(os.availableParallelism());
   });
@@ -83,6 +85,9 @@ describe('configuration', () => {
     ['THREATMON_WORKERS', 'many'],
     ['THREATMON_PRINCIPAL_CACHE_MS', '1.5'],
     ['THREATMON_PRINCIPAL_CACHE_MS', '3600001'],
+    ['THREATMON_PUBLIC_URL', 'api.example.com'],
+    ['THREATMON_PUBLIC_URL', 'ftp://api.example.com'],
+    ['THREATMON_PUBLIC_URL', 'https://api.example.com/?x=1'],
   ])('refuses %s=%s naming the variable', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`^${name}: `));

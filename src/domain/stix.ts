@@ -43,6 +43,17 @@ const sid = (kind: string, key: string) => `${kind}--${uuidv5(`${kind}:${key}`, 
 /** A STIX string literal: backslash and single quote escaped. */
 export const stixString = (v: string) => `'${v.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
 
+/**
+ * A URL as an RFC 3986 URI, as STIX's url:value must be: every character a URI may not hold (a
+ * backslash, a space, anything beyond ASCII) percent-encoded as its UTF-8 bytes, and a `%` not
+ * starting an escape too; what is already valid stays as it is. The stored IOC keeps its value.
+ */
+export function uriOf(url: string): string {
+  return url.replace(/%(?![0-9A-Fa-f]{2})|[^A-Za-z0-9\-._~:/?#[\]@!$&'()*+,;=%]/gu, (c) =>
+    [...Buffer.from(c, 'utf8')].map((b) => `%${b.toString(16).toUpperCase().padStart(2, '0')}`).join(''),
+  );
+}
+
 /** The STIX pattern for an IOC, or null for types with no observable (cve, other). */
 export function stixPattern(type: string, value: string): string | null {
   switch (type) {
@@ -55,7 +66,7 @@ export function stixPattern(type: string, value: string): string | null {
     case 'domain':
       return `[domain-name:value = ${stixString(value)}]`;
     case 'url':
-      return `[url:value = ${stixString(value)}]`;
+      return `[url:value = ${stixString(uriOf(value))}]`;
     case 'email':
       return `[email-addr:value = ${stixString(value)}]`;
     case 'md5':

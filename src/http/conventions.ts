@@ -237,11 +237,13 @@ export const conventions = fp(
 
     app.setNotFoundHandler((request, reply) => {
       const [path, query] = splitUrl(request.url);
-      if (!path.endsWith('/') && allowedMethods(mirror, `${path}/`).length > 0) {
+      const allowed = allowedMethods(mirror, path);
+      // A path a route takes as it is (a wildcard: the docs' static files) is not redirected.
+      if (!path.endsWith('/') && allowed.length === 0 && allowedMethods(mirror, `${path}/`).length > 0) {
         return reply.redirect(`${path}/${query}`, 308);
       }
-      const allowed = allowedMethods(mirror, path);
-      if (allowed.length > 0) {
+      // A route that took this method and found nothing (a missing static file) is a 404, not a 405.
+      if (allowed.length > 0 && !allowed.includes(request.method)) {
         return sendProblem(
           reply,
           problem(405, 'method_not_allowed', `Method "${request.method}" not allowed.`, String(request.id)),

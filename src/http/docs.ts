@@ -66,6 +66,18 @@ export const docs = fp(
 
     app.get('/api/schema/', { schema: { hide: true } }, async () => app.swagger());
 
+    // Swagger UI answers its bare prefix itself: it redirects instead, as every path without its slash does.
+    app.addHook('onRoute', (route) => {
+      if (route.url !== '/api/docs') return;
+      const page = route.handler;
+      // Both forms of the prefix may share this route's options: the slashed one still gets the page.
+      route.handler = function redirectToSlash(request, reply) {
+        const rest = request.url.slice('/api/docs'.length);
+        if (rest.startsWith('/')) return page.call(this, request, reply);
+        return reply.redirect(`/api/docs/${rest}`, 308);
+      };
+    });
+
     await app.register(swaggerUi, {
       routePrefix: '/api/docs',
       uiConfig: { docExpansion: 'list', deepLinking: true, url: '/api/schema/' },

@@ -168,8 +168,8 @@ export class Listing {
     }
     const range = (column: Column | undefined, after: string, before: string) => {
       if (!column) return;
-      if (query[after]) qb = qb.where(ref(column), '>=', toTimestamp(String(query[after])));
-      if (query[before]) qb = qb.where(ref(column), '<', toTimestamp(String(query[before])));
+      if (query[after]) qb = qb.where(ref(column), '>=', toTimestamp(String(query[after]), after));
+      if (query[before]) qb = qb.where(ref(column), '<', toTimestamp(String(query[before]), before));
     };
     range(spec.createdColumn, 'created_after', 'created_before');
     range(spec.updatedColumn, 'updated_after', 'updated_before');
@@ -274,17 +274,22 @@ export function sendJson(reply: FastifyReply, json: string): FastifyReply {
   return reply.type('application/json; charset=utf-8').send(json);
 }
 
+/**
+ * THREATMON_PUBLIC_URL when set; otherwise the request's scheme and host (X-Forwarded-* only with
+ * THREATMON_TRUST_PROXY), which any client can set with a Host header.
+ */
 function pageUrl(request: FastifyRequest, page: number): string {
   const [path, qs = ''] = request.url.split('?', 2) as [string, string?];
   const params = new URLSearchParams(qs);
   params.set('page', String(page));
-  return `${request.protocol}://${request.host}${path}?${params.toString()}`;
+  const base = request.server.deps.config.publicUrl ?? `${request.protocol}://${request.host}`;
+  return `${base}${path}?${params.toString()}`;
 }
 
-/** Accepts a date (`2026-01-31`, midnight UTC) or a full ISO 8601 timestamp; returns ISO UTC. */
-export function toTimestamp(value: string): string {
+/** Accepts a date (`2026-01-31`, midnight UTC) or a full ISO 8601 timestamp; returns ISO UTC. `field` names it in the error. */
+export function toTimestamp(value: string, field: string): string {
   const d = new Date(/^\d{4}-\d{2}-\d{2}$/.test(value) ? `${value}T00:00:00Z` : value);
-  if (Number.isNaN(d.getTime())) throw invalidQuery('date', `"${value}" is not an ISO 8601 date`);
+  if (Number.isNaN(d.getTime())) throw invalidQuery(field, `"${value}" is not an ISO 8601 date`);
   return d.toISOString();
 }
 

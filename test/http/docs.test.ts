@@ -82,6 +82,17 @@ describe('OpenAPI and documentation pages', () => {
     expect(bundle.statusCode).toBe(200);
   });
 
+  it('redirects /api/docs to /api/docs/ like every other path, and answers 404 for a missing static file', async () => {
+    const bare = await t.inject({ method: 'GET', url: '/api/docs?x=1' });
+    expect(bare.statusCode).toBe(308);
+    expect(bare.headers.location).toBe('/api/docs/?x=1');
+    for (const url of ['/api/docs/static/missing.js', '/api/docs/static/nope/deeper.css']) {
+      const missing = await t.inject({ method: 'GET', url });
+      expect(missing.statusCode, url).toBe(404);
+      expect(missing.headers['content-type']).toContain('application/problem+json');
+    }
+  });
+
   it('serves ReDoc from the local bundle', async () => {
     const page = await t.inject({ method: 'GET', url: '/api/redoc/' });
     expect(page.statusCode).toBe(200);

@@ -118,6 +118,27 @@ describe('pagination, filters, search and ordering', () => {
     const bad = await list('?created_after=yesterday');
     expect(bad.statusCode).toBe(400);
     expect(json(bad).errors[0].field).toBe('created_after');
+    // Of the right shape but no date: named too, not as `date`.
+    for (const param of ['created_after', 'created_before']) {
+      const impossible = await list(`?${param}=2020-13-45`);
+      expect(impossible.statusCode).toBe(400);
+      expect(json(impossible).errors).toEqual([{ field: param, message: '"2020-13-45" is not an ISO 8601 date' }]);
+    }
+  });
+
+  it('builds next/previous from THREATMON_PUBLIC_URL when set, never from the Host header', async () => {
+    const links = async (app: TestApp, host: string) =>
+      json(await app.as(org.owner, { method: 'GET', url: '/api/v1/users/?page_size=5&page=2', headers: { host } }));
+    const fromHost = await links(t, 'attacker.example');
+    expect(fromHost.next).toMatch(/^http:\/\/attacker\.example\//);
+    const pinned = await buildTestApp({ THREATMON_PUBLIC_URL: 'https://api.example.com/threatmon/' }, { database: { ...t.app.deps.database, close: async () => {} } });
+    try {
+      const body = await links(pinned, 'attacker.example');
+      expect(body.next).toBe('https://api.example.com/threatmon/api/v1/users/?page_size=5&page=3');
+      expect(body.previous).toBe('https://api.example.com/threatmon/api/v1/users/?page_size=5&page=1');
+    } finally {
+      await pinned.close();
+    }
   });
 
   it('ignores unknown query parameters', async () => {

@@ -97,12 +97,12 @@ export const leakSearch = new Listing({
     leaked_after: {
       kind: 'custom',
       schema: Type.String({ format: 'date-or-date-time', description: 'Only records leaked at or after this date or time.' }) as never,
-      apply: (qb, value) => qb.where('leak_records.leaked_at', '>=', toTimestamp(String(value))),
+      apply: (qb, value) => qb.where('leak_records.leaked_at', '>=', toTimestamp(String(value), 'leaked_after')),
     },
     leaked_before: {
       kind: 'custom',
       schema: Type.String({ format: 'date-or-date-time', description: 'Only records leaked before this date or time.' }) as never,
-      apply: (qb, value) => qb.where('leak_records.leaked_at', '<', toTimestamp(String(value))),
+      apply: (qb, value) => qb.where('leak_records.leaked_at', '<', toTimestamp(String(value), 'leaked_before')),
     },
   },
   ordering: { leaked_at: 'leak_records.leaked_at', created_at: 'leak_records.created_at' },
