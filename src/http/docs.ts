@@ -5,7 +5,9 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
+import { Type } from 'typebox';
 import { ProblemSchema } from './errors.js';
+import { documentObject, documentRoute } from './openapi.js';
 
 const require = createRequire(import.meta.url);
 const REDOC_BUNDLE = path.join(path.dirname(require.resolve('redoc/package.json')), 'bundles', 'redoc.standalone.js');
@@ -22,6 +24,8 @@ Lists are paginated (\`page\`, \`page_size\` 1-500, default 50) in the envelope
 \`{count, next, previous, results}\`, filter by field-named query parameters (comma lists are OR),
 and sort with \`ordering\` (\`-\` for descending; default \`-created_at\`, ties broken by id).
 Single records carry a strong \`ETag\`; \`If-None-Match\` answers 304 and \`If-Match\` on PATCH answers 412 on mismatch.
+A path that exists without the method used is 405 with an \`Allow\` header; a path without its slash is
+308 with a \`Location\` header. Every response carries \`X-Request-Id\`.
 Text may not hold the null character (U+0000) anywhere, in a body (values and keys) or a query
 parameter: 400 \`null characters are not allowed\` for that field, on every database alike (in leak
 ingestion, only the record holding it is rejected). A path that is not valid percent-encoding, or
@@ -62,9 +66,22 @@ export const docs = fp(
         ],
       },
       refResolver: { buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`) },
+      transform: documentRoute as never,
+      transformObject: documentObject as never,
     });
 
-    app.get('/api/schema/', { schema: { hide: true } }, async () => app.swagger());
+    app.get(
+      '/api/schema/',
+      {
+        schema: {
+          tags: ['service'],
+          summary: 'This OpenAPI 3.1 document',
+          description: 'Generated from the schemas that validate requests and serialise responses.',
+          response: { 200: Type.Object({}, { additionalProperties: true, description: 'The OpenAPI 3.1 document.' }) },
+        },
+      },
+      async () => app.swagger(),
+    );
 
     // Swagger UI answers its bare prefix itself: it redirects instead, as every path without its slash does.
     app.addHook('onRoute', (route) => {
@@ -88,7 +105,7 @@ export const docs = fp(
 
     const redocCsp =
       "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self'; worker-src 'self' blob:; connect-src 'self'; font-src 'self' data:; frame-ancestors 'none'";
-    app.get('/api/redoc/', { schema: { hide: true } }, async (_req, reply) => {
+    app.get('/api/redoc/', { schema: { tags: ['service'], summary: 'ReDoc', description: 'This API as a reference page, served locally (no CDN).', produces: ['text/html'], response: { 200: Type.String({ description: 'The page.' }) } } }, async (_req, reply) => {
       reply.header('content-security-policy', redocCsp).type('text/html; charset=utf-8');
       return `<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>threatmon API - ReDoc</title>

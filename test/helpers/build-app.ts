@@ -4,6 +4,7 @@ import pg from 'pg';
 import { buildApp, type BuildOptions } from '../../src/app.js';
 import { type Config, loadConfig, type Plan } from '../../src/config.js';
 import type { Role, User } from '../../src/modules/users/users.repository.js';
+import { ContractChecker } from './contract.js';
 
 export const TEST_PG_URL = process.env.THREATMON_TEST_PG_URL;
 export const TEST_REDIS_URL = process.env.THREATMON_TEST_REDIS_URL;
@@ -89,11 +90,20 @@ export class TestApp {
   }
 
   async as(user: User, options: InjectOptions): Promise<LightMyRequestResponse> {
-    return this.app.inject({ ...options, headers: { ...options.headers, authorization: `Bearer ${await this.token(user)}` } });
+    return this.inject({ ...options, headers: { ...options.headers, authorization: `Bearer ${await this.token(user)}` } });
   }
 
-  inject(options: InjectOptions) {
-    return this.app.inject(options);
+  private contract: ContractChecker | undefined;
+
+  /** The answer, held to the OpenAPI document first (see ContractChecker): a test fails on any answer it does not describe. */
+  async inject(options: InjectOptions): Promise<LightMyRequestResponse> {
+    const res = await this.app.inject(options);
+    this.contract ??= new ContractChecker(this.app.swagger() as never);
+    const method = String(options.method ?? 'GET').toUpperCase();
+    const url = String(options.url ?? (options as { path?: string }).path ?? '/');
+    const errors = this.contract.check(method, url, res);
+    if (errors.length) throw new Error(`${method} ${url} answered ${res.statusCode} outside its OpenAPI document:\n  ${errors.join('\n  ')}\n  body: ${res.body.slice(0, 500)}`);
+    return res;
   }
 
   close() {

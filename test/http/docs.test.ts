@@ -35,6 +35,48 @@ describe('OpenAPI and documentation pages', () => {
     expect(JSON.stringify(responses['403'])).toContain('#/components/schemas/Problem');
   });
 
+  it('documents every error as application/problem+json, and 413, 415, 500 and 503 where they can occur', () => {
+    for (const [path, ops] of Object.entries(spec.paths as Record<string, Record<string, any>>)) {
+      for (const [method, op] of Object.entries(ops)) {
+        for (const [status, response] of Object.entries(op.responses as Record<string, any>)) {
+          if (Number(status) < 400 || (path === '/health/' && status === '503')) continue;
+          expect(Object.keys(response.content ?? {}), `${method} ${path} ${status}`).toEqual(['application/problem+json']);
+        }
+        expect(op.responses, `${method} ${path}`).toHaveProperty('500');
+        if (path.startsWith('/api/v1/')) expect(op.responses, `${method} ${path}`).toHaveProperty('503');
+        if (op.requestBody) for (const s of ['400', '413', '415']) expect(op.responses, `${method} ${path}`).toHaveProperty(s);
+      }
+    }
+  });
+
+  it('documents the response headers: X-Request-Id everywhere, RateLimit-* when authenticated, Retry-After on 429, ETag on single records', () => {
+    const incident = spec.paths['/api/v1/incidents/{id}/'];
+    expect(incident.get.responses['200'].headers).toMatchObject({
+      'x-request-id': { required: true },
+      etag: { required: true },
+      'ratelimit-limit': { schema: { type: 'integer' } },
+      'ratelimit-remaining': {},
+      'ratelimit-reset': {},
+      'ratelimit-policy': {},
+    });
+    expect(incident.get.responses['304'].headers).toHaveProperty('etag');
+    expect(incident.get.responses['429'].headers['retry-after']).toMatchObject({ required: true });
+    expect(incident.get.responses['401'].headers).not.toHaveProperty('ratelimit-limit');
+    expect(spec.paths['/api/v1/incidents/'].get.responses['200'].headers).not.toHaveProperty('etag');
+    const login = spec.paths['/api/v1/auth/token/'].post.responses;
+    expect(login['200'].headers).toHaveProperty('x-request-id');
+    expect(login['200'].headers).not.toHaveProperty('ratelimit-limit');
+    expect(login['429'].headers).toHaveProperty('retry-after');
+  });
+
+  it('lists the service pages outside the API: health, this document, the docs pages and metrics', () => {
+    expect(spec.paths['/health/'].get.responses).toHaveProperty('503');
+    expect(spec.paths['/api/schema/'].get.responses['200'].content).toHaveProperty('application/json');
+    expect(spec.paths['/api/docs/'].get.responses['200'].content).toHaveProperty('text/html');
+    expect(spec.paths['/api/redoc/'].get.responses['200'].content).toHaveProperty('text/html');
+    expect(spec.paths['/metrics'].get.description).toContain('THREATMON_METRICS');
+  });
+
   it('documents every list parameter with a description', () => {
     const params = spec.paths['/api/v1/users/'].get.parameters as Array<{ name: string; in: string; description?: string }>;
     const names = params.map((p) => p.name);

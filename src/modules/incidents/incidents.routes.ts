@@ -55,7 +55,7 @@ export const incidentsRoutes: FastifyPluginAsyncTypebox<{ incidents: IncidentsSe
   app.post(
     '/incidents/',
     {
-      config: { minRole: 'analyst' },
+      config: { etag: [201], minRole: 'analyst' },
       schema: {
         tags,
         summary: 'Create an incident',
@@ -96,6 +96,7 @@ export const incidentsRoutes: FastifyPluginAsyncTypebox<{ incidents: IncidentsSe
   app.get(
     '/incidents/:id/',
     {
+      config: { etag: [200] },
       schema: { tags, summary: 'One incident', params: IdParams, response: { 200: IncidentSchema, 304: NotModified, ...errorResponses(401, 404) } },
     },
     async (request, reply) => {
@@ -108,7 +109,7 @@ export const incidentsRoutes: FastifyPluginAsyncTypebox<{ incidents: IncidentsSe
   app.patch(
     '/incidents/:id/',
     {
-      config: { minRole: 'analyst' },
+      config: { etag: [200], minRole: 'analyst' },
       schema: {
         tags,
         summary: 'Update an incident',
@@ -156,7 +157,7 @@ export const incidentsRoutes: FastifyPluginAsyncTypebox<{ incidents: IncidentsSe
   app.post(
     '/incidents/:id/iocs/',
     {
-      config: { minRole: 'analyst' },
+      config: { etag: [201], minRole: 'analyst' },
       // Items of the array form are validated one by one in the service, so one bad item rejects only itself.
       validatorCompiler: () => () => true,
       schema: {
@@ -184,6 +185,7 @@ export const incidentsRoutes: FastifyPluginAsyncTypebox<{ incidents: IncidentsSe
   app.get(
     '/incidents/:id/iocs/:iocId/',
     {
+      config: { etag: [200] },
       schema: { tags, summary: 'One IOC', params: IocParams, response: { 200: IocSchema, 304: NotModified, ...errorResponses(401, 404) } },
     },
     async (request, reply) => {
@@ -196,7 +198,7 @@ export const incidentsRoutes: FastifyPluginAsyncTypebox<{ incidents: IncidentsSe
   app.patch(
     '/incidents/:id/iocs/:iocId/',
     {
-      config: { minRole: 'analyst' },
+      config: { etag: [200], minRole: 'analyst' },
       schema: {
         tags,
         summary: 'Update an IOC',

@@ -93,7 +93,7 @@ export const leaksRoutes: FastifyPluginAsyncTypebox<{ leaks: LeaksService }> = a
   app.post(
     '/leaks/sources/',
     {
-      config: { staffOnly: true },
+      config: { etag: [201], staffOnly: true },
       schema: { tags, summary: 'Add a leak source (staff)', body: LeakSourceCreateSchema, response: { 201: LeakSourceSchema, ...errorResponses(400, 401, 403, 409, 415) } },
     },
     async (request, reply) => {
@@ -105,7 +105,7 @@ export const leaksRoutes: FastifyPluginAsyncTypebox<{ leaks: LeaksService }> = a
 
   app.get(
     '/leaks/sources/:id/',
-    { schema: { tags, summary: 'One leak source', params: IdParams, response: { 200: LeakSourceSchema, 304: Type.Null({ description: 'Not modified.' }), ...errorResponses(401, 404) } } },
+    { config: { etag: [200] }, schema: { tags, summary: 'One leak source', params: IdParams, response: { 200: LeakSourceSchema, 304: Type.Null({ description: 'Not modified.' }), ...errorResponses(401, 404) } } },
     async (request, reply) => {
       const row = await leaks.getSource(request.params.id);
       if (notModified(request, reply, row.version)) return reply;
@@ -116,7 +116,7 @@ export const leaksRoutes: FastifyPluginAsyncTypebox<{ leaks: LeaksService }> = a
   app.patch(
     '/leaks/sources/:id/',
     {
-      config: { staffOnly: true },
+      config: { etag: [200], staffOnly: true },
       schema: { tags, summary: 'Update a leak source (staff)', params: IdParams, body: LeakSourcePatchSchema, response: { 200: LeakSourceSchema, ...errorResponses(400, 401, 403, 404, 409, 412, 415) } },
     },
     async (request, reply) => {
@@ -187,7 +187,7 @@ export const leaksRoutes: FastifyPluginAsyncTypebox<{ leaks: LeaksService }> = a
   app.post(
     '/leaks/saved-searches/',
     {
-      config: { minRole: 'analyst' },
+      config: { etag: [201], minRole: 'analyst' },
       schema: {
         tags,
         summary: 'Save a search',
@@ -205,7 +205,7 @@ export const leaksRoutes: FastifyPluginAsyncTypebox<{ leaks: LeaksService }> = a
 
   app.get(
     '/leaks/saved-searches/:id/',
-    { schema: { tags, summary: 'One saved search', params: IdParams, response: { 200: SavedSearchSchema, 304: Type.Null({ description: 'Not modified.' }), ...errorResponses(401, 404) } } },
+    { config: { etag: [200] }, schema: { tags, summary: 'One saved search', params: IdParams, response: { 200: SavedSearchSchema, 304: Type.Null({ description: 'Not modified.' }), ...errorResponses(401, 404) } } },
     async (request, reply) => {
       const row = await leaks.getSaved(principalOf(request), request.params.id);
       if (notModified(request, reply, row.version)) return reply;
@@ -216,7 +216,7 @@ export const leaksRoutes: FastifyPluginAsyncTypebox<{ leaks: LeaksService }> = a
   app.patch(
     '/leaks/saved-searches/:id/',
     {
-      config: { minRole: 'analyst' },
+      config: { etag: [200], minRole: 'analyst' },
       schema: { tags, summary: 'Update a saved search', params: IdParams, body: SavedPatch, response: { 200: SavedSearchSchema, ...errorResponses(400, 401, 403, 404, 412, 415) } },
     },
     async (request, reply) => {

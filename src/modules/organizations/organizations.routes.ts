@@ -25,6 +25,7 @@ export const organizationsRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps; org
   app.get(
     '/organization/',
     {
+      config: { etag: [200] },
       schema: {
         tags,
         summary: 'Your organization',
@@ -41,7 +42,7 @@ export const organizationsRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps; org
   app.patch(
     '/organization/',
     {
-      config: { minRole: 'admin' },
+      config: { etag: [200], minRole: 'admin' },
       schema: {
         tags,
         summary: 'Rename your organization or change its plan',
@@ -93,7 +94,7 @@ export const organizationsRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps; org
   app.post(
     '/organizations/',
     {
-      config: { staffOnly: true },
+      config: { etag: [201], staffOnly: true },
       schema: {
         tags,
         summary: 'Create a customer organization with its first owner (staff)',

@@ -50,7 +50,7 @@ export const usersRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps; users: User
   app.post(
     '/users/',
     {
-      config: { minRole: 'admin' },
+      config: { etag: [201], minRole: 'admin' },
       schema: {
         tags,
         summary: 'Add a user to your organization',
@@ -69,7 +69,7 @@ export const usersRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps; users: User
   app.get(
     '/users/:id/',
     {
-      config: { minRole: 'admin' },
+      config: { etag: [200], minRole: 'admin' },
       schema: {
         tags,
         summary: 'One user',
@@ -87,7 +87,7 @@ export const usersRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps; users: User
   app.patch(
     '/users/:id/',
     {
-      config: { minRole: 'admin' },
+      config: { etag: [200], minRole: 'admin' },
       schema: {
         tags,
         summary: 'Change role, e-mail or active state',
