@@ -181,7 +181,14 @@ export const conventions = fp(
     // stored as such. Fastify's own parser does the rest (empty body, __proto__ and constructor keys).
     const parseJson = app.getDefaultJsonParser('error', 'error');
     app.removeContentTypeParser('application/json');
+    // Any other media type is 415, but on an unknown path, which is a 404 whatever it is sent.
+    app.addContentTypeParser('*', (request, _payload, done) => {
+      if (request.is404) return done(null, undefined);
+      return done(new AppError('unsupported_media_type', 415, 'Unsupported media type: send application/json.'), undefined);
+    });
     app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+      // An unknown path is a 404 whatever its body holds.
+      if (request.is404) return done(null, undefined);
       const bytes = body as Buffer;
       if (!isUtf8(bytes)) return done(new AppError('malformed_json', 400, 'Malformed JSON: the body is not valid UTF-8.'), undefined);
       return parseJson(request, bytes.toString('utf8'), done);
@@ -211,6 +218,7 @@ export const conventions = fp(
     });
 
     app.addHook('preValidation', async (request) => {
+      if (request.is404) return;
       const readOnly = readOnlyByRoute.get(`${request.method} ${request.routeOptions.url}`);
       const body = request.body;
       if (readOnly && body && typeof body === 'object' && !Array.isArray(body)) {

@@ -18,6 +18,7 @@ declare module 'fastify' {
 const PROBLEM_TEXT: Record<number, string> = {
   400: 'Validation failed (`validation_error`, `malformed_json`, `invalid_query`).',
   413: 'Body too large (`payload_too_large`): 1 MiB, 64 MiB for leak ingestion.',
+  404: 'Not found (`not_found`): no such record in your organization, or a path that is not valid percent-encoding.',
   415: 'Body is not JSON (`unsupported_media_type`).',
   500: 'Internal error (`internal_error`): logged with the request id, which the body quotes.',
   503: 'The database is unreachable (`unavailable`).',
@@ -58,6 +59,8 @@ export function documentRoute({ schema = {}, url, route }: { schema: Record<stri
     responses[status] ??= problemRef(status);
   };
   if (takesBody) [400, 413, 415].forEach(add);
+  // A path parameter can name nothing, or not be valid percent-encoding: either is a 404.
+  if (url.includes(':')) add(404);
   if (api) add(503);
   add(500);
   for (const [status, response] of Object.entries(responses)) {

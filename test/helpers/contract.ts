@@ -48,13 +48,9 @@ export class ContractChecker {
 
   /** What is wrong with this answer to `method url`, or [] when it is as documented. */
   check(method: string, url: string, res: LightMyRequestResponse): string[] {
-    const raw = url.split('?')[0] ?? '';
-    let path = raw;
-    try {
-      path = decodeURIComponent(raw);
-    } catch {
-      // Not valid percent-encoding: matched as it is (it names no operation).
-    }
+    // Matched as the router matches it: on the path as sent, before a segment's escapes (%2F) are decoded.
+    // Dot segments resolved, as the client resolves them before sending.
+    const path = new URL(url.split('?')[0] ?? '/', 'http://localhost').pathname;
     const status = res.statusCode;
     const type = String(res.headers['content-type'] ?? '').split(';')[0]?.trim() ?? '';
     const m = method.toLowerCase() === 'head' ? 'get' : method.toLowerCase();
