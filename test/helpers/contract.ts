@@ -62,7 +62,8 @@ export class ContractChecker {
     if (!found) {
       // Not an operation: an unknown path (404), a known path with another method (405), a missing slash (308).
       if (status === 308 && res.headers.location) return errors;
-      if ((status === 404 || status === 405) && type === 'application/problem+json') return [...errors, ...this.body('openapi#/components/schemas/Problem', res)];
+      // A body over the limit is refused as it is read, before it is known that no route takes it.
+      if ((status === 404 || status === 405 || status === 413) && type === 'application/problem+json') return [...errors, ...this.body('openapi#/components/schemas/Problem', res)];
       return [...errors, `undocumented operation answered ${status}`];
     }
     const base = pointer('paths', found.template, m, 'responses');
