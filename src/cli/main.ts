@@ -4,6 +4,7 @@ import { createServices } from '../app.js';
 import { ImportError, type ImportFormat, importLeaks } from './import-leaks.js';
 import { type Config, ConfigError, loadConfig, parseWorkers, PLANS, type Plan } from '../config.js';
 import { serve } from './serve.js';
+import { seedDemo } from './seed-demo.js';
 import { migrateToLatest } from '../db/migrator.js';
 import { createDeps } from '../deps.js';
 import { AppError } from '../http/errors.js';
@@ -142,6 +143,27 @@ export function buildCli(): Command {
       } finally {
         stop.dispose();
       }
+    });
+
+  program
+    .command('seed-demo')
+    .description('Fill the database with a demo: organization "Demo" with one user per role (passwords printed once), three incidents with IOCs, and a leak source of generated records. Refuses when "Demo" exists.')
+    .addOption(
+      new Option('--records <n>', 'generated leak records').default(5000).argParser((v) => {
+        const n = Number(v);
+        if (!Number.isInteger(n) || n < 0 || n > 1_000_000) throw new InvalidArgumentError('expected a whole number from 0 to 1000000');
+        return n;
+      }),
+    )
+    .action(async (opts: { records: number }) => {
+      await withServices(async (s, deps) => {
+        const progress = process.stderr.isTTY ? (done: number) => process.stderr.write(`\r  ${done} of ${opts.records} records`) : undefined;
+        const report = await seedDemo(s, deps.database.db, { records: opts.records, onProgress: progress });
+        if (progress) process.stderr.write('\n');
+        console.log(`Created organization "${report.organization}" (plan professional) with these users; keep the passwords now, they are not shown again:`);
+        for (const u of report.users) console.log(`  ${u.role.padEnd(8)} username: ${u.username.padEnd(13)} password: ${u.password}`);
+        console.log(`${report.incidents} incidents with ${report.iocs} IOCs; leak source "${report.source}" holds ${report.records} generated records.`);
+      });
     });
 
   return program;

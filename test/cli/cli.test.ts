@@ -308,6 +308,34 @@ describe('threatmon CLI', () => {
     }
   }, 120_000);
 
+  it('seeds a demo once: users who can log in, incidents with IOCs, a searchable leak source', async () => {
+    const demoEnv = { THREATMON_DATABASE_URL: `sqlite:${path.join(dir, 'demo.db')}` };
+    const seeded = await run(['seed-demo', '--records', '300'], undefined, demoEnv);
+    expect(seeded.code, seeded.stderr).toBe(0);
+    expect(seeded.stdout).toContain('Created organization "Demo"');
+    expect(seeded.stdout).toContain('3 incidents with 8 IOCs; leak source "Demo breach (generated)" holds 300 generated records.');
+    const passwords = Object.fromEntries([...seeded.stdout.matchAll(/(owner|admin|analyst|viewer)\s+username: (\S+)\s+password: (\S+)/g)].map((m) => [m[1], [m[2], m[3]]]));
+    expect(Object.keys(passwords).sort()).toEqual(['admin', 'analyst', 'owner', 'viewer']);
+    const again = await run(['seed-demo'], undefined, demoEnv);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain('"Demo" already exists');
+    const { createDeps: deps } = await import('../../src/deps.js');
+    const d = deps(loadConfig({ ...demoEnv, THREATMON_JWT_SECRET: JWT_SECRET }));
+    try {
+      const s = createServices(d);
+      const [username, password] = passwords.analyst as [string, string];
+      const pair = await s.auth.login(username, password, { ip: '127.0.0.1' } as never);
+      expect(pair.token_type).toBe('Bearer');
+      const db = d.database.db;
+      const counts = await db.selectFrom('incidents').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+      expect(Number(counts.n)).toBe(3);
+      const records = await db.selectFrom('leak_records').select((eb) => eb.fn.countAll<number>().as('n')).where('email', 'like', '%@demo-corp.example').executeTakeFirstOrThrow();
+      expect(Number(records.n)).toBeGreaterThan(10);
+    } finally {
+      await d.database.close();
+    }
+  });
+
   it('serves: creates the first admin once, answers, and shuts down gracefully on SIGTERM', async () => {
     const dbEnv = { THREATMON_DATABASE_URL: `sqlite:${path.join(dir, 'serve.db')}`, THREATMON_PORT: '0', THREATMON_LOG_LEVEL: 'info' };
     const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve'], { cwd: ROOT, env: { ...env, ...dbEnv } });
