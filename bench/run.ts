@@ -101,6 +101,21 @@ async function startServer(name: string, env: Record<string, string>, dbUrl = da
   return { url, child, token: access };
 }
 
+/** Resident memory of a server process and its workers, in MB (Linux /proc). */
+function serverRssMb(pid: number): number {
+  const rssOf = (p: string) => Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${p}/status`, 'utf8'))?.[1] ?? 0);
+  let kb = 0;
+  try {
+    kb += rssOf(String(pid));
+    for (const task of fs.readdirSync(`/proc/${pid}/task`)) {
+      for (const child of fs.readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').split(' ').filter(Boolean)) kb += rssOf(child);
+    }
+  } catch {
+    // The process ended between two reads.
+  }
+  return Math.round(kb / 1024);
+}
+
 async function stop(server: Server) {
   const exited = new Promise((r) => server.child.once('exit', r));
   server.child.kill('SIGTERM');
@@ -261,6 +276,66 @@ const scenarios: Record<string, () => Promise<Result[]>> = {
           headers: { ...auth, 'content-type': 'application/json' },
           body: JSON.stringify({ title: 'Bench incident', severity: 'high', tags: ['bench'] }),
         }),
+      ];
+    } finally {
+      await stop(s);
+    }
+  },
+  /**
+   * 60 s (BENCH_SOAK_SECONDS) of mixed reads and writes as fast as the server answers them: the
+   * incident list and one incident, a new incident, a leak search, and an ingest of two new leak
+   * records. It reports errors and non-2xx answers, and the resident memory of the server's
+   * processes (primary and workers) from the 20th second to the end: a leak shows as growth.
+   */
+  async soak() {
+    const seconds = Number(process.env.BENCH_SOAK_SECONDS ?? 60);
+    const s = await startServer('soak', {});
+    try {
+      const json = { authorization: `Bearer ${s.token}`, 'content-type': 'application/json' };
+      const post = async (p: string, body: unknown) => (await fetch(`${s.url}/api/v1${p}`, { method: 'POST', headers: json, body: JSON.stringify(body) })).json() as Promise<{ id: string }>;
+      const source = await post('/leaks/sources/', { name: 'Soak' });
+      const incident = await post('/incidents/', { title: 'Soak', severity: 'high' });
+      let n = 0;
+      const rss: Array<[number, number]> = [];
+      const started = Date.now();
+      const sampler = setInterval(() => rss.push([(Date.now() - started) / 1000, serverRssMb(s.child.pid as number)]), 1000);
+      const r = await autocannon({
+        url: s.url,
+        connections: CONNECTIONS,
+        duration: seconds,
+        headers: json,
+        requests: [
+          { method: 'GET', path: '/api/v1/incidents/?status=open,investigating&severity=high' },
+          { method: 'GET', path: `/api/v1/incidents/${incident.id}/` },
+          { method: 'POST', path: '/api/v1/incidents/', body: JSON.stringify({ title: 'Soak incident', severity: 'medium', tags: ['soak'] }) },
+          { method: 'GET', path: '/api/v1/leaks/search/?domain=soak.example&page_size=10' },
+          {
+            method: 'POST',
+            path: `/api/v1/leaks/sources/${source.id}/records/`,
+            setupRequest: (req) => ({ ...req, body: JSON.stringify([{ email: `soak${n++}@soak.example`, password: `pw ${n}` }, { email: `soak${n++}@soak.example` }]) }),
+          },
+        ],
+      });
+      clearInterval(sampler);
+      const at = (t: number) => rss.reduce((best, cur) => (Math.abs(cur[0] - t) < Math.abs(best[0] - t) ? cur : best), rss[0] ?? [0, 0])[1];
+      const from = at(20);
+      const to = rss.at(-1)?.[1] ?? 0;
+      const growth = from ? ((to - from) / from) * 100 : 0;
+      console.log(
+        `soak ${seconds} s mixed reads and writes: ${Math.round(r.requests.average)} req/s, p99 ${r.latency.p99} ms, ${r.requests.total} requests, errors ${r.errors}, non-2xx ${r.non2xx}, timeouts ${r.timeouts}; RSS ${from} MB at 20 s, ${to} MB at the end (${growth >= 0 ? '+' : ''}${growth.toFixed(1)}%, target under +10%)`,
+      );
+      return [
+        {
+          scenario: `soak mixed reads and writes (${seconds} s)`,
+          requests_per_sec: Math.round(r.requests.average),
+          latency_p50_ms: r.latency.p50,
+          latency_p99_ms: r.latency.p99,
+          non_2xx: r.non2xx,
+          errors: r.errors + r.timeouts,
+          rss_mb_at_20s: from,
+          rss_mb_at_end: to,
+          rss_growth_pct: Number(growth.toFixed(1)),
+        } as Result,
       ];
     } finally {
       await stop(s);
