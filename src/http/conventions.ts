@@ -9,6 +9,13 @@ import { AppError, type ErrorCode, type FieldError, type Problem, problem, valid
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Every route registered after the conventions, with its method. */
+    routeTable: ReadonlyArray<{ method: string; url: string }>;
+  }
+}
+
 /** Echo a well-formed incoming X-Request-Id, otherwise mint a UUID. */
 export function genReqId(req: IncomingMessage): string {
   const incoming = req.headers['x-request-id'];
@@ -175,6 +182,9 @@ export const conventions = fp(
     // "missing trailing slash" from the not-found handler.
     const mirror = FindMyWay({ ignoreTrailingSlash: false });
     const readOnlyByRoute = new Map<string, Set<string>>();
+    // Every route, as registered: what a test walks to hold each one to a rule (401 without a token).
+    const routeTable: Array<{ method: string; url: string }> = [];
+    app.decorate('routeTable', routeTable);
     // Bodies are JSON only (a module that takes NDJSON adds its parser): anything else is 415.
     app.removeContentTypeParser('text/plain');
     // JSON bodies must be UTF-8 (RFC 8259): a byte that is not would otherwise become U+FFFD and be
@@ -197,6 +207,7 @@ export const conventions = fp(
     app.addHook('onRoute', (route) => {
       const methods = Array.isArray(route.method) ? route.method : [route.method];
       for (const method of methods) {
+        routeTable.push({ method, url: route.url });
         try {
           mirror.on(method as HTTPMethod, route.url, () => {});
         } catch {
