@@ -9,7 +9,7 @@ import type { Config } from './config.js';
 import { migrateToLatest } from './db/migrator.js';
 import { PgListener } from './db/pg-listener.js';
 import { type AppDeps, createDeps, type DepsOverrides } from './deps.js';
-import { authenticate, type UnknownBearerHook } from './http/auth.js';
+import { authenticate, type UnknownBearerHook } from './modules/auth/auth.hook.js';
 import { conventions, frameworkErrors, genReqId } from './http/conventions.js';
 import { docs } from './http/docs.js';
 import { serviceRoutes } from './http/service.js';

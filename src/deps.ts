@@ -2,10 +2,9 @@ import { randomFillSync } from 'node:crypto';
 import { v7 as uuidv7 } from 'uuid';
 import type { Config } from './config.js';
 import { createDatabase, type Database } from './db/database.js';
-import { type CounterStore, FailOpenStore, MemoryCounterStore, RedisCounterStore } from './http/counters.js';
-import type { Principal } from './http/auth.js';
-import { PrincipalCache } from './http/principal-cache.js';
-import { Metrics } from './http/service.js';
+import { type CounterStore, FailOpenStore, MemoryCounterStore, RedisCounterStore } from './runtime/counters.js';
+import { PrincipalCache } from './runtime/principal-cache.js';
+import { Metrics } from './runtime/metrics.js';
 
 /** Everything impure the app uses, built once and passed in, so tests can control each piece. */
 export interface AppDeps {
@@ -18,8 +17,11 @@ export interface AppDeps {
   readonly counters: CounterStore;
   readonly redisPing: (() => Promise<void>) | null;
   readonly metrics: Metrics;
-  /** Principals remembered between requests; whoever commits a change to users or organizations calls `changed()`. */
-  readonly principals: PrincipalCache<Principal>;
+  /**
+   * Principals remembered between requests (the authentication hook's: it alone reads and writes
+   * them); whoever commits a change to users or organizations calls `changed()`.
+   */
+  readonly principals: PrincipalCache<unknown>;
 }
 
 export interface DepsOverrides {
@@ -55,7 +57,7 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): AppDe
     counters,
     redisPing,
     metrics: new Metrics(config.metrics),
-    principals: new PrincipalCache<Principal>(config.principalCacheMs),
+    principals: new PrincipalCache<unknown>(config.principalCacheMs),
   };
 }
 

@@ -1,4 +1,6 @@
+import fc from 'fast-check';
 import { type Kysely, Migrator, PostgresAdapter, sql } from 'kysely';
+import { leakRecordKey } from '../src/db/migrations/0007_leak_record_keys.js';
 import { createServices } from '../src/app.js';
 import { normaliseRecord, parseFullText, recordKey, sha1Hex } from '../src/domain/leak-record.js';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -137,6 +139,15 @@ describe('data migrations', () => {
         { kind: 'prefix', words: ['corp', '1'], completions: ['11'] },
       ]);
     }
+  });
+
+  it("0007's frozen key function gives the keys the app makes today, so keys stored by either match", () => {
+    fc.assert(
+      fc.property(fc.uuid(), fc.string({ unit: 'binary', maxLength: 80 }), (source, fingerprint) => {
+        expect(leakRecordKey(source, fingerprint).equals(recordKey(source, fingerprint))).toBe(true);
+      }),
+      { seed: 7, numRuns: 500 },
+    );
   });
 
   it('0007 keys records by source and content in 16 bytes, keeping rowids, indexes, triggers and idempotent re-ingest', async () => {

@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import type { createServices } from '../app.js';
 import type { Plan } from '../config.js';
 import type { DB } from '../db/schema.js';
-import type { Principal } from '../http/auth.js';
+import type { Principal } from '../modules/auth/principal.js';
 import type { IngestItem } from '../modules/leaks/leaks.service.js';
 import type { Role } from '../modules/users/users.repository.js';
 

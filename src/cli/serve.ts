@@ -4,11 +4,11 @@ import { pino } from 'pino';
 import { AggregatorRegistry } from 'prom-client';
 import { buildApp, createServices } from '../app.js';
 import { bootstrapFirstAdmin } from '../bootstrap.js';
-import { answerCounters, answerMetrics, ClusterMetrics, IpcCounterStore, joinPrincipalChanges, PrincipalChangeRelay, type Channel } from '../cluster.js';
+import { answerCounters, answerMetrics, ClusterMetrics, IpcCounterStore, joinPrincipalChanges, PrincipalChangeRelay, type Channel } from '../runtime/cluster.js';
 import type { Config } from '../config.js';
 import { migrateToLatest } from '../db/migrator.js';
 import { createDeps, type AppDeps } from '../deps.js';
-import { FailOpenStore, MemoryCounterStore } from '../http/counters.js';
+import { FailOpenStore, MemoryCounterStore } from '../runtime/counters.js';
 import { AppError } from '../http/errors.js';
 
 /** Creates the first admin on an empty database and prints its password once, to the terminal, never through the logger. */

@@ -5,7 +5,7 @@ import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, type SqliteDatabase, SqliteDialect, type SqliteStatement, sql } from 'kysely';
 import pg from 'pg';
 import type { Config } from '../config.js';
-import { recordKey } from '../domain/leak-record.js';
+import { leakRecordKey } from './migrations/0007_leak_record_keys.js';
 import type { DB } from './schema.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -141,8 +141,8 @@ export function openSqlite(file: string, opts: { busyTimeoutMs?: number; walWait
   // 64 MiB of page cache (the default is 2 MiB): index pages of a large corpus stay in memory.
   raw.pragma('cache_size = -65536');
   raw.pragma('temp_store = MEMORY');
-  // recordKey() in SQL, for migration 0007 (SQLite has no SHA-256 of its own).
-  raw.function('leak_record_key', { deterministic: true }, (sourceId, fingerprint) => recordKey(String(sourceId), String(fingerprint)));
+  // Migration 0007's key in SQL (SQLite has no SHA-256 of its own).
+  raw.function('leak_record_key', { deterministic: true }, (sourceId, fingerprint) => leakRecordKey(String(sourceId), String(fingerprint)));
   return raw;
 }
 

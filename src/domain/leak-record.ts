@@ -1,6 +1,6 @@
 import { hash } from 'node:crypto';
 import ipaddr from 'ipaddr.js';
-import type { FieldError } from '../http/errors.js';
+import type { FieldError } from './field-error.js';
 import { NUL_MESSAGE, normaliseCidr, normaliseDomain, normaliseEmail, normaliseIp, remembered } from './ioc.js';
 
 /** Leak records: validation, normalisation, fingerprints and search keys. Pure. */

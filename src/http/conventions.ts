@@ -14,6 +14,13 @@ declare module 'fastify' {
     /** Every route registered after the conventions, with its method. */
     routeTable: ReadonlyArray<{ method: string; url: string }>;
   }
+  interface FastifyContextConfig {
+    /**
+     * The route's service validates its body itself, item by item (leak ingestion: a bad record
+     * rejects only itself), so the body is not refused as a whole for a null character.
+     */
+    bodyCheckedByService?: boolean;
+  }
 }
 
 /** Echo a well-formed incoming X-Request-Id, otherwise mint a UUID. */

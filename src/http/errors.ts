@@ -24,10 +24,9 @@ export type ErrorCode =
   | 'internal_error'
   | 'unavailable';
 
-export interface FieldError {
-  field: string;
-  message: string;
-}
+import type { FieldError } from '../domain/field-error.js';
+
+export type { FieldError };
 
 /** The one error type services throw; the error handler turns it into problem+json. */
 export class AppError extends Error {

@@ -5,9 +5,9 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { answerCounters, type Channel, IpcCounterStore, joinPrincipalChanges, PrincipalChangeRelay } from '../../src/cluster.js';
-import { MemoryCounterStore } from '../../src/http/counters.js';
-import { PrincipalCache } from '../../src/http/principal-cache.js';
+import { answerCounters, type Channel, IpcCounterStore, joinPrincipalChanges, PrincipalChangeRelay } from '../../src/runtime/cluster.js';
+import { MemoryCounterStore } from '../../src/runtime/counters.js';
+import { PrincipalCache } from '../../src/runtime/principal-cache.js';
 import { freePort } from '../helpers/free-port.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createDatabase } from '../../src/db/database.js';
-import { MemoryCounterStore, RedisCounterStore } from '../../src/http/counters.js';
+import { MemoryCounterStore, RedisCounterStore } from '../../src/runtime/counters.js';
 import { buildTestApp, json, TEST_REDIS_URL, type TestApp, type TestOrg } from '../helpers/build-app.js';
 
 describe('plan rate limits (in memory)', () => {

@@ -1,3 +1,4 @@
+import { hash } from 'node:crypto';
 import { type Kysely, sql } from 'kysely';
 import { isPostgres } from './dialect.js';
 
@@ -12,6 +13,16 @@ import { isPostgres } from './dialect.js';
  * rebuilt, keeping every rowid (the full-text index refers to records by rowid, and so does a bulk
  * load in progress), then its indexes and triggers are created again as they were.
  */
+
+/**
+ * The key as this migration computes it, frozen here (the app's recordKey may change; this may
+ * not): 4 bytes of SHA-256 of the source id, then 12 of SHA-256 of the source id, a newline and
+ * the fingerprint. SQLite calls it as leak_record_key() (registered on each connection by
+ * db/database.ts); PostgreSQL computes the same in SQL above.
+ */
+export function leakRecordKey(sourceId: string, fingerprint: string): Buffer {
+  return Buffer.from(hash('sha256', sourceId, 'hex').slice(0, 8) + hash('sha256', `${sourceId}\n${fingerprint}`, 'hex').slice(0, 24), 'hex');
+}
 
 export async function up(db: Kysely<any>): Promise<void> {
   if (isPostgres(db)) {

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { type Static, Type } from 'typebox';
 import type { AppDeps } from '../../deps.js';
-import { principalOf } from '../../http/auth.js';
+import { principalOf } from '../auth/principal.js';
 import { Listing, PageSchema } from '../../http/listing.js';
 import { errorResponses, Nullable, Timestamp, Uuid } from '../../http/schemas.js';
 

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { principalOf } from '../../http/auth.js';
+import { principalOf } from './principal.js';
 import { errorResponses } from '../../http/schemas.js';
 import type { OrganizationsService } from '../organizations/organizations.service.js';
 import { MeSchema } from '../users/users.schemas.js';

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { AppDeps } from '../../deps.js';
-import type { Principal } from '../../http/auth.js';
+import type { Principal } from './principal.js';
 import { AppError, validation } from '../../http/errors.js';
 import type { AuditLog } from '../audit/audit.repository.js';
 import type { User, UsersRepository } from '../users/users.repository.js';

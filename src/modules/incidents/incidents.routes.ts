@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { stringify } from 'csv-stringify/sync';
 import { Type } from 'typebox';
 import { stixBundle } from '../../domain/stix.js';
-import { actorOf, principalOf } from '../../http/auth.js';
+import { actorOf, principalOf } from '../auth/principal.js';
 import { assertIfMatch, etagOf, notModified } from '../../http/etag.js';
 import { PageSchema } from '../../http/listing.js';
 import { errorResponses, IdParams, isUuid, Uuid } from '../../http/schemas.js';

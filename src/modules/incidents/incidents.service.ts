@@ -4,7 +4,7 @@ import { Compile } from 'typebox/compile';
 import type { DB } from '../../db/schema.js';
 import type { AppDeps } from '../../deps.js';
 import { IOC_TYPES, type IocType, normaliseIoc } from '../../domain/ioc.js';
-import { type Principal, requireRole } from '../../http/auth.js';
+import { type Principal, requireRole } from '../auth/principal.js';
 import { fieldErrors } from '../../http/conventions.js';
 import { AppError, conflict, type FieldError, notFound, validation } from '../../http/errors.js';
 import { escapeLike, type ListQuery, Listing, onlyParams, type Page } from '../../http/listing.js';

@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { actorOf, principalOf } from '../../http/auth.js';
+import { actorOf, principalOf } from '../auth/principal.js';
 import { assertIfMatch, etagOf, notModified } from '../../http/etag.js';
 import { AppError, validation } from '../../http/errors.js';
 import { PageSchema, sendJson, sendJsonPage } from '../../http/listing.js';

@@ -6,7 +6,7 @@ import type { Dialect } from '../../db/database.js';
 import type { DB, LeakRecordsTable, LeakSourcesTable } from '../../db/schema.js';
 import type { AppDeps } from '../../deps.js';
 import { type ClassedRecord, DATA_CLASSES, DATA_CLASS_TESTS, type FullTextTerm, type NormalisedRecord, parseFullText, prefixEnd, type RecordResult, recordKey, sha1Hex } from '../../domain/leak-record.js';
-import type { Principal } from '../../http/auth.js';
+import type { Principal } from '../auth/principal.js';
 import { AppError, conflict, type FieldError, notFound } from '../../http/errors.js';
 import { envelope, given, invalidPage, type ListQuery, Listing, onlyParams, type Page, pageParams } from '../../http/listing.js';
 import type { AuditLog } from '../audit/audit.repository.js';

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Plan } from '../../config.js';
 import type { DB } from '../../db/schema.js';
 import type { AppDeps } from '../../deps.js';
-import { type Principal, requireRole } from '../../http/auth.js';
+import { type Principal, requireRole } from '../auth/principal.js';
 import { conflict, notFound } from '../../http/errors.js';
 import { diff } from '../audit/audit.repository.js';
 import type { AuditLog } from '../audit/audit.repository.js';

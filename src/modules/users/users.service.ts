@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import type { AppDeps } from '../../deps.js';
-import { hasRole, type Principal, requireRole } from '../../http/auth.js';
+import { hasRole, type Principal, requireRole } from '../auth/principal.js';
 import { conflict, forbidden, notFound, validation } from '../../http/errors.js';
 import type { AuditLog } from '../audit/audit.repository.js';
 import { diff } from '../audit/audit.repository.js';

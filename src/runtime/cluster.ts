@@ -9,8 +9,8 @@
  */
 import cluster, { type Worker } from 'node:cluster';
 import { AggregatorRegistry, type PrometheusContentType } from 'prom-client';
-import { BlockCounter, type CounterStore, type Hit, type HitOptions, type MemoryCounterStore, type Take } from './http/counters.js';
-import type { Metrics } from './http/service.js';
+import { BlockCounter, type CounterStore, type Hit, type HitOptions, type MemoryCounterStore, type Take } from './counters.js';
+import type { Metrics } from './metrics.js';
 
 const COUNTER_REQUEST = 'threatmon:counter';
 const COUNTER_REPLY = 'threatmon:counter-reply';

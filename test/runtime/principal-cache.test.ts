@@ -3,7 +3,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PgListener } from '../../src/db/pg-listener.js';
 import { hashPassword } from '../../src/modules/auth/passwords.js';
-import { PrincipalCache } from '../../src/http/principal-cache.js';
+import { PrincipalCache } from '../../src/runtime/principal-cache.js';
 import { buildTestApp, json, PASSWORD, TEST_PG_URL, type TestApp, type TestOrg } from '../helpers/build-app.js';
 
 async function waitFor(what: string, ok: () => boolean | Promise<boolean>, timeoutMs = 5000): Promise<void> {

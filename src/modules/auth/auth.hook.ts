@@ -1,61 +1,25 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { InferResult } from 'kysely';
-import type { Plan } from '../config.js';
-import type { AppDeps } from '../deps.js';
-import { SessionsRepository } from '../modules/auth/sessions.repository.js';
-import { assertActive, LEEWAY_SECONDS, unauthenticated, type TokenService } from '../modules/auth/tokens.js';
-import { ROLE_RANK, type Role, type User, toUser } from '../modules/users/users.repository.js';
-import { AppError, forbidden } from './errors.js';
-
-export interface Principal {
-  user: User;
-  organization: { id: string; name: string; plan: Plan };
-  role: Role;
-  isStaff: boolean;
-  /**
-   * The user's sessions that ended (logout, password change, reuse detection, deactivation) while
-   * access tokens issued in them may still be within their lifetime: those tokens are refused.
-   */
-  endedSessions: ReadonlySet<string>;
-}
+import type { Plan } from '../../config.js';
+import type { AppDeps } from '../../deps.js';
+import { AppError, forbidden } from '../../http/errors.js';
+import type { PrincipalCache } from '../../runtime/principal-cache.js';
+import { type Role, toUser } from '../users/users.repository.js';
+import { type Principal, requireRole } from './principal.js';
+import { SessionsRepository } from './sessions.repository.js';
+import { assertActive, LEEWAY_SECONDS, unauthenticated, type TokenService } from './tokens.js';
 
 /** Called with a bearer value that is not a valid token: the tracking-token module records api_key canaries here. */
 export type UnknownBearerHook = (token: string, request: FastifyRequest) => Promise<void>;
 
 declare module 'fastify' {
-  interface FastifyRequest {
-    principal: Principal | null;
-  }
   interface FastifyContextConfig {
     /** Lowest role allowed (owner > admin > analyst > viewer); default viewer. */
     minRole?: Role;
     /** Platform operators only (`is_staff`). */
     staffOnly?: boolean;
-    /**
-     * The route's service validates its body itself, item by item (leak ingestion: a bad record
-     * rejects only itself), so the body is not refused as a whole for a null character.
-     */
-    bodyCheckedByService?: boolean;
   }
-}
-
-export function principalOf(request: FastifyRequest): Principal {
-  if (!request.principal) throw unauthenticated('not_authenticated', 'Authentication credentials were not provided.');
-  return request.principal;
-}
-
-/** The caller and its address: who an audited change is by. */
-export function actorOf(request: FastifyRequest): { p: Principal; ip: string } {
-  return { p: principalOf(request), ip: request.ip };
-}
-
-export function hasRole(p: Principal, role: Role): boolean {
-  return ROLE_RANK[p.role] >= ROLE_RANK[role];
-}
-
-export function requireRole(p: Principal, role: Role): void {
-  if (!hasRole(p, role)) throw forbidden(`This action needs the ${role} role.`);
 }
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
@@ -76,6 +40,8 @@ export interface AuthOptions {
 export const authenticate = fp(
   async (app: FastifyInstance, { deps, tokens, unknownBearerHooks }: AuthOptions) => {
     const { db } = deps.database;
+    // Only this hook puts and gets principals, so it alone knows what they are.
+    const principals = deps.principals as PrincipalCache<Principal>;
     // Every request runs this query: compiled once, run with the token's subject.
     const principalSelect = db
       .selectFrom('users')
@@ -106,9 +72,9 @@ export const authenticate = fp(
         }
         throw err;
       }
-      let principal = deps.principals.get(claims.sub);
+      let principal = principals.get(claims.sub);
       if (!principal) {
-        const mark = deps.principals.mark();
+        const mark = principals.mark();
         const { rows } = await db.executeQuery<InferResult<typeof principalSelect>[number]>({ ...principalQuery, parameters: [claims.sub] });
         const row = rows[0];
         assertActive(row);
@@ -124,7 +90,7 @@ export const authenticate = fp(
           isStaff: user.is_staff,
           endedSessions,
         });
-        deps.principals.put(claims.sub, principal, mark);
+        principals.put(claims.sub, principal, mark);
       }
       if (principal.endedSessions.has(claims.sid)) throw unauthenticated('token_invalid', 'Session has ended: log in again.');
       request.principal = principal;
