@@ -9,28 +9,17 @@ import type { Config } from './config.js';
 import { migrateToLatest } from './db/migrator.js';
 import { PgListener } from './db/pg-listener.js';
 import { type AppDeps, createDeps, type DepsOverrides } from './deps.js';
-import { authenticate, type UnknownBearerHook } from './modules/auth/auth.hook.js';
 import { conventions, frameworkErrors, genReqId } from './http/conventions.js';
 import { docs } from './http/docs.js';
 import { serviceRoutes } from './http/service.js';
-import { AuditLog } from './modules/audit/audit.repository.js';
-import { auditRoutes } from './modules/audit/audit.routes.js';
-import { privateAuthRoutes, publicAuthRoutes } from './modules/auth/auth.routes.js';
-import { AuthService } from './modules/auth/auth.service.js';
-import { PasswordPolicy } from './modules/auth/passwords.js';
-import { loadJwtSecret, TokenService } from './modules/auth/tokens.js';
-import { OrganizationsRepository } from './modules/organizations/organizations.repository.js';
-import { organizationsRoutes } from './modules/organizations/organizations.routes.js';
-import { OrganizationsService } from './modules/organizations/organizations.service.js';
-import { IncidentsRepository } from './modules/incidents/incidents.repository.js';
-import { incidentsRoutes } from './modules/incidents/incidents.routes.js';
-import { IncidentsService } from './modules/incidents/incidents.service.js';
-import { leaksRoutes } from './modules/leaks/leaks.routes.js';
-import { LeaksService } from './modules/leaks/leaks.service.js';
-import { UsersRepository } from './modules/users/users.repository.js';
-import { usersRoutes } from './modules/users/users.routes.js';
-import { UsersService } from './modules/users/users.service.js';
-
+import { createAuditModule } from './modules/audit/index.js';
+import type { AuditLog } from './modules/audit/audit.repository.js';
+import { type AuthService, createAuthModule, createPasswordPolicy, type PasswordPolicy, type TokenService } from './modules/auth/index.js';
+import { type AppHookRegistry, createHooks } from './modules/hooks.js';
+import { createIncidentsModule, type IncidentsService } from './modules/incidents/index.js';
+import { createLeaksModule, type LeaksService } from './modules/leaks/index.js';
+import { createOrganizationsModule, type OrganizationsService } from './modules/organizations/index.js';
+import { createUsersModule, type UsersService } from './modules/users/index.js';
 export const API_PREFIX = '/api/v1';
 export const BODY_LIMIT = 1024 * 1024;
 
@@ -44,23 +33,47 @@ export interface Services {
   auth: AuthService;
   incidents: IncidentsService;
   leaks: LeaksService;
-  unknownBearerHooks: UnknownBearerHook[];
+  /** The seams between modules (see modules/hooks.ts). */
+  hooks: AppHookRegistry;
+}
+
+/** A plugin of a module's routes and its options. */
+interface ModuleRoutes {
+  plugin: (app: FastifyInstance, options: never) => Promise<void>;
+  options: object;
+}
+
+/**
+ * The modules, each made from what it uses, in the order they need one another; each subscribes
+ * to the others' hooks in its own index.ts.
+ */
+export function createModules(deps: AppDeps) {
+  const hooks = createHooks();
+  const audit = createAuditModule(deps);
+  const passwordPolicy = createPasswordPolicy(hooks);
+  const users = createUsersModule({ ...deps, audit: audit.log, passwordPolicy });
+  const organizations = createOrganizationsModule({ ...deps, audit: audit.log, users: users.service, hooks });
+  const auth = createAuthModule({ ...deps, audit: audit.log, hooks, passwordPolicy, users, orgs: organizations.service });
+  const incidents = createIncidentsModule({ ...deps, audit: audit.log, hooks });
+  const leaks = createLeaksModule({ ...deps, audit: audit.log, hooks });
+  const services: Services = {
+    audit: audit.log,
+    tokens: auth.tokens,
+    passwordPolicy,
+    users: users.service,
+    orgs: organizations.service,
+    auth: auth.service,
+    incidents: incidents.service,
+    leaks: leaks.service,
+    hooks,
+  };
+  // Behind authentication, in this order: each module's routes.
+  const secured: ModuleRoutes[] = [auth, organizations, users, audit, incidents, leaks].flatMap((m) => m.routes as readonly ModuleRoutes[]);
+  return { services, publicRoutes: auth.publicRoutes as readonly ModuleRoutes[], authenticate: auth.authenticate as ModuleRoutes, secured };
 }
 
 export function createServices(deps: AppDeps): Services {
-  const audit = new AuditLog(deps.clock, deps.newId);
-  const tokens = new TokenService(loadJwtSecret(deps.config), deps.config, deps.clock, deps.newId);
-  const passwordPolicy = new PasswordPolicy();
-  const usersRepo = new UsersRepository();
-  const users = new UsersService(deps, usersRepo, audit, passwordPolicy);
-  const orgs = new OrganizationsService(deps, new OrganizationsRepository(), users, audit);
-  const auth = new AuthService(deps, tokens, usersRepo, users, audit, passwordPolicy);
-  const incidents = new IncidentsService(deps, new IncidentsRepository(deps.database.dialect), audit);
-  orgs.usageCounters.set('incidents_open', (db, orgId) => incidents.countOpen(db, orgId));
-  const leaks = new LeaksService(deps, audit);
-  // A new password found in the leak corpus is refused.
-  passwordPolicy.addBreachCheck((password, db) => leaks.isBreached(password, db));
-  return { audit, tokens, passwordPolicy, users, orgs, auth, incidents, leaks, unknownBearerHooks: [] };
+  return createModules(deps).services;
 }
 
 declare module 'fastify' {
@@ -152,7 +165,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     onRedisError: options.onRedisError ?? ((err) => app.log.warn({ err }, 'redis unavailable: rate limits fail open')),
   });
   if (options.migrate !== false) await migrateToLatest(deps.database.db);
-  const services = createServices(deps);
+  const modules = createModules(deps);
+  const { services } = modules;
   app.decorate('deps', deps);
   app.decorate('services', services);
   app.decorateRequest('principal', null);
@@ -180,15 +194,10 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
 
   await app.register(
     async (api) => {
-      await api.register(publicAuthRoutes, { auth: services.auth });
+      for (const r of modules.publicRoutes) await api.register(r.plugin, r.options as never);
       await api.register(async (secured) => {
-        await secured.register(authenticate, { deps, tokens: services.tokens, unknownBearerHooks: services.unknownBearerHooks });
-        await secured.register(privateAuthRoutes, { auth: services.auth, orgs: services.orgs });
-        await secured.register(organizationsRoutes, { deps, orgs: services.orgs });
-        await secured.register(usersRoutes, { deps, users: services.users });
-        await secured.register(auditRoutes, { deps });
-        await secured.register(incidentsRoutes, { incidents: services.incidents });
-        await secured.register(leaksRoutes, { leaks: services.leaks });
+        await secured.register(modules.authenticate.plugin, modules.authenticate.options as never);
+        for (const r of modules.secured) await secured.register(r.plugin, r.options as never);
       });
     },
     { prefix: API_PREFIX },

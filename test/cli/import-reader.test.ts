@@ -94,7 +94,7 @@ describe('import-leaks reader thread', () => {
       }
       fs.closeSync(fd);
       const sizes: number[] = [];
-      leaks.ingestHooks.push(async (_trx, added) => {
+      t.services.hooks.on('leaks.ingested', async (_trx, added) => {
         sizes.push(added.length);
         return { alerts: 0, exposures: 0 };
       });
@@ -137,7 +137,7 @@ describe('import-leaks reader thread', () => {
       const before = raw.pragma('cache_size', { simple: true });
       expect(before).toBe(-65536);
       const during: unknown[] = [];
-      leaks.ingestHooks.push(async () => {
+      t.services.hooks.on('leaks.ingested', async () => {
         during.push(raw.pragma('cache_size', { simple: true }));
         return { alerts: 0, exposures: 0 };
       });

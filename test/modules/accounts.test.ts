@@ -94,7 +94,7 @@ describe('users, organizations and the audit log', () => {
     });
 
     it('refuses a breached password for a new user and for a new organization owner, creating nothing', async () => {
-      t.services.passwordPolicy.addBreachCheck(async (pw) => pw === 'breached passphrase 2');
+      t.services.hooks.on('auth.breachCheck', async (pw) => pw === 'breached passphrase 2');
       const res = await t.as(members.admin, { method: 'POST', url: '/api/v1/users/', payload: { username: 'breachy', email: 'b@example.com', password: 'breached passphrase 2', role: 'viewer' } });
       expect(res.statusCode).toBe(400);
       expect(json(res).errors).toEqual([{ field: 'password', message: 'appears in a known breach' }]);

@@ -152,7 +152,7 @@ describe('tokens', () => {
   });
 
   it('refuses a new password found by the breach check', async () => {
-    t.services.passwordPolicy.addBreachCheck(async (pw) => pw === 'breached passphrase 1');
+    t.services.hooks.on('auth.breachCheck', async (pw) => pw === 'breached passphrase 1');
     const res = await t.as(org.owner, { method: 'POST', url: '/api/v1/auth/password/', payload: { current_password: PASSWORD, new_password: 'breached passphrase 1' } });
     expect(res.statusCode).toBe(400);
     expect(json(res).errors).toEqual([{ field: 'new_password', message: 'appears in a known breach' }]);

@@ -1,7 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '../../src/http/errors.js';
 import { normaliseRecord } from '../../src/domain/leak-record.js';
-import { type IngestHook, type IngestItem, IngestCutOff, type InsertedRecord } from '../../src/modules/leaks/leaks.service.js';
+import type { IngestHook, InsertedRecord } from '../../src/modules/hooks.js';
+import { type IngestItem, IngestCutOff } from '../../src/modules/leaks/leaks.service.js';
 import type { User } from '../../src/modules/users/users.repository.js';
 import { buildTestApp, json, type TestApp } from '../helpers/build-app.js';
 
@@ -39,10 +40,14 @@ describe('leak ingestion hooks and part-way failures', () => {
     expect(await n(t.db.selectFrom('leak_sources').select('record_count as n').where('id', '=', sourceId).executeTakeFirst())).toBe(Number(await stored()));
   };
 
+  /** Subscriptions to leaks.ingested made by a test, undone after it. */
+  const off: Array<() => void> = [];
+  const onIngest = (hook: IngestHook) => off.push(t.services.hooks.on('leaks.ingested', hook));
+
   /** The number of records each batch stores from here on, as an ingest hook sees them. */
   const batchSizes = () => {
     const sizes: number[] = [];
-    t.services.leaks.ingestHooks.push(async (_trx, added) => {
+    onIngest(async (_trx, added) => {
       sizes.push(added.length);
       return { alerts: 0, exposures: 0 };
     });
@@ -55,7 +60,7 @@ describe('leak ingestion hooks and part-way failures', () => {
     sourceId = json(await t.as(staff, { method: 'POST', url: '/api/v1/leaks/sources/', payload: { name: 'Seam' } })).id as string;
   });
   afterEach(() => {
-    t.services.leaks.ingestHooks.length = 0;
+    off.splice(0).forEach((unsubscribe) => unsubscribe());
   });
   afterAll(() => t.close());
 
@@ -67,7 +72,7 @@ describe('leak ingestion hooks and part-way failures', () => {
       seen.push({ records: added, visible, source: source.name });
       return { alerts: added.length, exposures: 1 };
     };
-    t.services.leaks.ingestHooks.push(hook);
+    onIngest(hook);
 
     const first = await t.services.leaks.ingest(sourceId, records(0, 5), actor, { batchSize: 2 });
     expect(first).toMatchObject({ accepted: 5, duplicates: 0, alerts_raised: 5, exposures_found: 3 });
@@ -130,7 +135,7 @@ describe('leak ingestion hooks and part-way failures', () => {
 
   it('keeps the batches committed before a failure, rolls back the failing one, and says where it stopped', async () => {
     let calls = 0;
-    t.services.leaks.ingestHooks.push(async () => {
+    onIngest(async () => {
       if (++calls === 2) throw new Error('matcher unavailable');
       return { alerts: 0, exposures: 0 };
     });
@@ -146,7 +151,7 @@ describe('leak ingestion hooks and part-way failures', () => {
     expect(Number(await stored())).toBe(before + 4);
 
     // Re-sending everything once the failure is gone stores the rest and skips what was kept.
-    t.services.leaks.ingestHooks.length = 0;
+    off.splice(0).forEach((unsubscribe) => unsubscribe());
     expect(await t.services.leaks.ingest(sourceId, records(100, 110), actor, { batchSize: 4 })).toMatchObject({ accepted: 6, duplicates: 4 });
     expect(Number(await stored())).toBe(before + 10);
     const count = json(await t.as(staff, { method: 'GET', url: `/api/v1/leaks/sources/${sourceId}/` })).record_count;
@@ -157,7 +162,7 @@ describe('leak ingestion hooks and part-way failures', () => {
   const transactionsOfBatches = (seconds: number) => {
     const seen: unknown[] = [];
     const order: number[] = [];
-    t.services.leaks.ingestHooks.push(async (trx) => {
+    onIngest(async (trx) => {
       if (!seen.includes(trx)) seen.push(trx);
       order.push(seen.indexOf(trx));
       t.clock.advance(seconds);
@@ -183,7 +188,7 @@ describe('leak ingestion hooks and part-way failures', () => {
   it('rolls back the whole open transaction when a batch in it fails, and reports the last commit', async () => {
     const order = transactionsOfBatches(0.4);
     let calls = 0;
-    t.services.leaks.ingestHooks.push(async () => {
+    onIngest(async () => {
       if (++calls === 5) throw new Error('matcher unavailable');
       return { alerts: 1, exposures: 0 };
     });
@@ -202,7 +207,7 @@ describe('leak ingestion hooks and part-way failures', () => {
     // The counts of the undone batches are undone with them.
     await expectCountersToMatch();
 
-    t.services.leaks.ingestHooks.length = 0;
+    off.splice(0).forEach((unsubscribe) => unsubscribe());
     expect(await t.services.leaks.ingest(sourceId, records(400, 414), actor, { batchSize: 2, transactionMs: 1000 })).toMatchObject({ accepted: 8, duplicates: 6 });
     expect(Number(await stored())).toBe(before + 14);
   });
@@ -265,7 +270,7 @@ describe('leak ingestion hooks and part-way failures', () => {
   });
 
   it('answers a failed HTTP ingest with problem+json and the progress, never the cause', async () => {
-    t.services.leaks.ingestHooks.push(async () => {
+    onIngest(async () => {
       throw new Error('internal matcher detail');
     });
     const res = await t.as(staff, { method: 'POST', url: `/api/v1/leaks/sources/${sourceId}/records/`, payload: [{ email: 'http@seam.example' }] });

@@ -31,7 +31,7 @@ const listing = new Listing({
   createdColumn: 'created_at',
 });
 
-export const auditRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async (app, { deps }) => {
+export const auditRoutes: FastifyPluginAsyncTypebox<{ deps: Pick<AppDeps, 'database'> }> = async (app, { deps }) => {
   app.get(
     '/audit-log/',
     {

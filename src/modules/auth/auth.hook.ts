@@ -4,14 +4,13 @@ import type { InferResult } from 'kysely';
 import type { Plan } from '../../config.js';
 import type { AppDeps } from '../../deps.js';
 import { AppError, forbidden } from '../../http/errors.js';
+import type { Hooks } from '../../runtime/hooks.js';
 import type { PrincipalCache } from '../../runtime/principal-cache.js';
+import type { AppHooks } from '../hooks.js';
 import { type Role, toUser } from '../users/users.repository.js';
 import { type Principal, requireRole } from './principal.js';
 import { SessionsRepository } from './sessions.repository.js';
 import { assertActive, LEEWAY_SECONDS, unauthenticated, type TokenService } from './tokens.js';
-
-/** Called with a bearer value that is not a valid token: the tracking-token module records api_key canaries here. */
-export type UnknownBearerHook = (token: string, request: FastifyRequest) => Promise<void>;
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -27,7 +26,7 @@ const BEARER = /^Bearer\s+(\S+)\s*$/i;
 export interface AuthOptions {
   deps: AppDeps;
   tokens: TokenService;
-  unknownBearerHooks: UnknownBearerHook[];
+  hooks: Hooks<Pick<AppHooks, 'auth.unknownBearer'>>;
 }
 
 /**
@@ -38,7 +37,7 @@ export interface AuthOptions {
  * and the organization's plan rate limit.
  */
 export const authenticate = fp(
-  async (app: FastifyInstance, { deps, tokens, unknownBearerHooks }: AuthOptions) => {
+  async (app: FastifyInstance, { deps, tokens, hooks }: AuthOptions) => {
     const { db } = deps.database;
     // Only this hook puts and gets principals, so it alone knows what they are.
     const principals = deps.principals as PrincipalCache<Principal>;
@@ -68,7 +67,7 @@ export const authenticate = fp(
         claims = await tokens.verify(token, 'access');
       } catch (err) {
         if (err instanceof AppError && err.code === 'token_invalid') {
-          for (const hook of unknownBearerHooks) await hook(token, request);
+          for (const hook of hooks.of('auth.unknownBearer')) await hook(token, request);
         }
         throw err;
       }

@@ -7,10 +7,9 @@ import type { User, UsersRepository } from '../users/users.repository.js';
 import type { UsersService } from '../users/users.service.js';
 import { hashPassword, type PasswordPolicy, verifyPassword } from './passwords.js';
 import { SessionsRepository } from './sessions.repository.js';
+import type { Hooks } from '../../runtime/hooks.js';
+import type { AppHooks } from '../hooks.js';
 import { assertActive, type TokenService, unauthenticated } from './tokens.js';
-
-/** Called on every login attempt, before the answer: the tracking-token module records credential canaries here. */
-export type LoginAttemptHook = (username: string, request: FastifyRequest) => Promise<void>;
 
 const THROTTLE_WINDOW_MS = 15 * 60 * 1000;
 export const MAX_FAILURES_PER_USERNAME = 10;
@@ -24,16 +23,16 @@ export interface TokenPair {
 }
 
 export class AuthService {
-  readonly loginHooks: LoginAttemptHook[] = [];
   private readonly sessions = new SessionsRepository();
 
   constructor(
-    private readonly deps: AppDeps,
+    private readonly deps: Pick<AppDeps, 'database' | 'clock' | 'newId' | 'counters' | 'metrics' | 'principals'>,
     private readonly tokens: TokenService,
     private readonly users: UsersRepository,
     private readonly usersService: UsersService,
     private readonly audit: AuditLog,
     private readonly policy: PasswordPolicy,
+    private readonly hooks: Hooks<Pick<AppHooks, 'auth.loginAttempt'>>,
   ) {}
 
   private get db() {
@@ -85,7 +84,7 @@ export class AuthService {
   }
 
   async login(username: string, password: string, request: FastifyRequest): Promise<TokenPair> {
-    for (const hook of this.loginHooks) await hook(username, request);
+    for (const hook of this.hooks.of('auth.loginAttempt')) await hook(username, request);
     let known: User | undefined;
     const user = await this.throttled(username, request.ip, async () => {
       known = await this.users.findByUsername(this.db, username);

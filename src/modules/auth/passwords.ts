@@ -2,6 +2,8 @@ import { hash, verify } from '@node-rs/argon2';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import type { FieldError } from '../../http/errors.js';
+import type { Hooks } from '../../runtime/hooks.js';
+import type { AppHooks } from '../hooks.js';
 
 // OWASP Password Storage Cheat Sheet: argon2id, m=19 MiB, t=2, p=1.
 // (Algorithm is a const enum in @node-rs/argon2, which isolated modules cannot import: 2 = Argon2id.)
@@ -27,19 +29,8 @@ export async function verifyPassword(storedHash: string | null, password: string
   return verify(storedHash, password).catch(() => false);
 }
 
-/**
- * Answers whether a password appears in the leak corpus; the leaks module plugs in here. It runs on
- * `db`, the caller's transaction when there is one (SQLite has a single connection: a query
- * outside the open transaction would wait for it forever).
- */
-export type BreachCheck = (password: string, db: Kysely<DB>) => Promise<boolean>;
-
 export class PasswordPolicy {
-  private readonly breachChecks: BreachCheck[] = [];
-
-  addBreachCheck(check: BreachCheck) {
-    this.breachChecks.push(check);
-  }
+  constructor(private readonly hooks: Hooks<Pick<AppHooks, 'auth.breachCheck'>>) {}
 
   /** Field errors for a new password (empty when acceptable). */
   async check(password: string, field: string, db: Kysely<DB>, context: { username?: string } = {}): Promise<FieldError[]> {
@@ -49,7 +40,7 @@ export class PasswordPolicy {
     if (context.username && password.toLowerCase() === context.username.toLowerCase()) {
       return [{ field, message: 'must not be the username' }];
     }
-    for (const breached of this.breachChecks) {
+    for (const breached of this.hooks.of('auth.breachCheck')) {
       if (await breached(password, db)) return [{ field, message: 'appears in a known breach' }];
     }
     return [];

@@ -162,7 +162,7 @@ interface Ctx {
 
 export class IncidentsService {
   constructor(
-    private readonly deps: AppDeps,
+    private readonly deps: Pick<AppDeps, 'database' | 'clock' | 'newId'>,
     private readonly repo: IncidentsRepository,
     private readonly audit: AuditLog,
   ) {}

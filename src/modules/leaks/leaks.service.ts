@@ -15,20 +15,11 @@ import { assertHasCriterion, domainRange, type LeakSearchContext, leakSearch } f
 import { beginBulkLoad, bulkLoadState, finishBulkLoad, heartbeat, leaveBulkLoad, liveBulkLoaders } from './bulk-load.js';
 import { recordResult } from './ndjson-lines.js';
 import type { LeakSourceOut } from './leaks.schemas.js';
+import type { AppHookRegistry, InsertedRecord } from '../hooks.js';
 
 type SourceRow = Selectable<LeakSourcesTable>;
 /** A record as found by a search: its id and its JSON text (see RECORD_JSON). */
 type RecordRow = { id: string; json: string };
-export type InsertedRecord = NormalisedRecord & { id: string; source_id: string };
-
-/**
- * Called inside each ingestion batch's transaction with the records it newly stored: the monitoring
- * matcher and the tracking-token scanner plug in here, so a match is raised exactly once, with its record.
- */
-export type IngestHook = (trx: Kysely<DB>, records: InsertedRecord[], source: { id: string; name: string }) => Promise<{ alerts: number; exposures: number }>;
-
-/** Per-organization figures shown in /leaks/stats/ that belong to the monitoring module. */
-export type OrgLeakFigures = (db: Kysely<DB>, orgId: string) => Promise<{ monitors: number; alerts_open: number; alerts_last_30_days: number }>;
 
 /**
  * One record to ingest: raw (`value`), or already normalised elsewhere (`result`, e.g. by the CLI's
@@ -241,16 +232,15 @@ function recordValues(r: NormalisedRecord, id: string, sourceId: string, at: str
 }
 
 export class LeaksService {
-  readonly ingestHooks: IngestHook[] = [];
   private insertStatement?: import('better-sqlite3').Statement;
   private readonly counterStatements = new Map<string, import('better-sqlite3').Statement>();
-  orgFigures: OrgLeakFigures | null = null;
   /** This connection's settings before the bulk load it began (see beginBulkLoad). */
   private beforeBulk?: { cacheSize: number; walAutocheckpoint: number };
 
   constructor(
-    private readonly deps: AppDeps,
+    private readonly deps: Pick<AppDeps, 'database' | 'clock' | 'newId' | 'metrics'>,
     private readonly audit: AuditLog,
+    private readonly hooks: AppHookRegistry,
   ) {}
 
   private get db() {
@@ -627,8 +617,9 @@ export class LeaksService {
     counts.records += inserted.length;
     let alerts = 0;
     let exposures = 0;
-    const forHooks: InsertedRecord[] = this.ingestHooks.length ? inserted.map((r, i) => ({ ...r, id: insertedIds[i] as string, source_id: source.id })) : [];
-    for (const hook of this.ingestHooks) {
+    const ingestHooks = this.hooks.of('leaks.ingested');
+    const forHooks: InsertedRecord[] = ingestHooks.length ? inserted.map((r, i) => ({ ...r, id: insertedIds[i] as string, source_id: source.id })) : [];
+    for (const hook of ingestHooks) {
       const r = await hook(trx, forHooks, { id: source.id, name: source.name });
       alerts += r.alerts;
       exposures += r.exposures;
@@ -964,7 +955,8 @@ export class LeaksService {
       const d = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - i, 1));
       months.push(d.toISOString().slice(0, 7));
     }
-    const org = this.orgFigures ? await this.orgFigures(this.db, p.organization.id) : { monitors: 0, alerts_open: 0, alerts_last_30_days: 0 };
+    const orgFigures = this.hooks.of('leaks.organizationFigures')[0];
+    const org = orgFigures ? await orgFigures(this.db, p.organization.id) : { monitors: 0, alerts_open: 0, alerts_last_30_days: 0 };
     return {
       total_records: counters.get('total') ?? 0,
       total_sources: Number(totalSources.n),

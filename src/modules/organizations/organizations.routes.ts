@@ -19,7 +19,7 @@ const listing = new Listing({
   updatedColumn: 'updated_at',
 });
 
-export const organizationsRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps; orgs: OrganizationsService }> = async (app, { deps, orgs }) => {
+export const organizationsRoutes: FastifyPluginAsyncTypebox<{ deps: Pick<AppDeps, 'database'>; orgs: OrganizationsService }> = async (app, { deps, orgs }) => {
   const tags = ['organizations'];
 
   app.get(

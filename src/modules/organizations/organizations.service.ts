@@ -1,6 +1,4 @@
-import type { Kysely } from 'kysely';
 import type { Plan } from '../../config.js';
-import type { DB } from '../../db/schema.js';
 import type { AppDeps } from '../../deps.js';
 import { type Principal, requireRole } from '../auth/principal.js';
 import { conflict, notFound } from '../../http/errors.js';
@@ -10,19 +8,16 @@ import type { User } from '../users/users.repository.js';
 import type { NewUser, UsersService } from '../users/users.service.js';
 import type { OrganizationRow, OrganizationsRepository } from './organizations.repository.js';
 import type { Organization } from './organizations.schemas.js';
-
-/** Per-organization counts shown in /organization/usage/; each module that owns one registers it. */
-export type UsageCounter = (db: Kysely<DB>, orgId: string) => Promise<number>;
-export type UsageKey = 'monitors' | 'tracking_tokens' | 'incidents_open';
+import type { Hooks } from '../../runtime/hooks.js';
+import type { AppHooks, UsageKey } from '../hooks.js';
 
 export class OrganizationsService {
-  readonly usageCounters = new Map<UsageKey, UsageCounter>();
-
   constructor(
-    private readonly deps: AppDeps,
+    private readonly deps: Pick<AppDeps, 'database' | 'clock' | 'newId' | 'config' | 'counters' | 'principals'>,
     private readonly orgs: OrganizationsRepository,
     private readonly users: UsersService,
     private readonly audit: AuditLog,
+    private readonly hooks: Hooks<Pick<AppHooks, 'organizations.usage'>>,
   ) {}
 
   private get db() {
@@ -84,9 +79,13 @@ export class OrganizationsService {
     const { config, counters } = this.deps;
     const limit = config.rateLimits ? config.planLimits[p.organization.plan] : 0;
     const window = await counters.peek(`rl:${p.organization.id}`);
+    // Each figure belongs to the module that keeps it (organizations.usage); none of them: 0.
     const count = async (key: UsageKey) => {
-      const counter = this.usageCounters.get(key);
-      return counter ? counter(this.db, p.organization.id) : 0;
+      for (const figure of this.hooks.of('organizations.usage')) {
+        const n = await figure(this.db, p.organization.id, key);
+        if (n !== undefined) return n;
+      }
+      return 0;
     };
     return {
       plan: p.organization.plan,

@@ -21,7 +21,7 @@ const listing = new Listing({
   updatedColumn: 'updated_at',
 });
 
-export const usersRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps; users: UsersService }> = async (app, { deps, users }) => {
+export const usersRoutes: FastifyPluginAsyncTypebox<{ deps: Pick<AppDeps, 'database'>; users: UsersService }> = async (app, { deps, users }) => {
   const tags = ['organizations'];
 
   app.get(

@@ -32,7 +32,7 @@ export interface NewUser {
 
 export class UsersService {
   constructor(
-    private readonly deps: AppDeps,
+    private readonly deps: Pick<AppDeps, 'database' | 'clock' | 'newId' | 'principals'>,
     private readonly users: UsersRepository,
     private readonly audit: AuditLog,
     private readonly policy: PasswordPolicy,

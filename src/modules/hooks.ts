@@ -1,0 +1,61 @@
+import type { FastifyRequest } from 'fastify';
+import type { Kysely } from 'kysely';
+import type { DB } from '../db/schema.js';
+import type { NormalisedRecord } from '../domain/leak-record.js';
+import { Hooks } from '../runtime/hooks.js';
+
+/**
+ * Every seam between the modules, with the signature of its handlers: who publishes each hook, and
+ * what a handler does. Monitoring, tracking tokens and webhooks take part through these, subscribing
+ * in their own index.ts, never through app.ts or http/.
+ */
+
+/** A leak record as stored by one ingest batch. */
+export type InsertedRecord = NormalisedRecord & { id: string; source_id: string };
+
+/**
+ * Called inside each ingestion batch's transaction with the records it newly stored: the monitoring
+ * matcher and the tracking-token scanner plug in here, so a match is raised exactly once, with its record.
+ */
+export type IngestHook = (trx: Kysely<DB>, records: InsertedRecord[], source: { id: string; name: string }) => Promise<{ alerts: number; exposures: number }>;
+
+/** Per-organization figures shown in /leaks/stats/ that belong to the monitoring module. */
+export type OrgLeakFigures = (db: Kysely<DB>, orgId: string) => Promise<{ monitors: number; alerts_open: number; alerts_last_30_days: number }>;
+
+/** The figures of GET /organization/usage/ that modules own. */
+export type UsageKey = 'monitors' | 'tracking_tokens' | 'incidents_open';
+
+/** A usage figure: the handler that owns `key` answers it, the others answer undefined. */
+export type UsageFigure = (db: Kysely<DB>, orgId: string, key: UsageKey) => Promise<number | undefined>;
+
+/**
+ * Answers whether a password appears in the leak corpus. It runs on `db`, the caller's transaction
+ * when there is one (SQLite has a single connection: a query outside the open transaction would
+ * wait for it forever).
+ */
+export type BreachCheck = (password: string, db: Kysely<DB>) => Promise<boolean>;
+
+/** Called on every login attempt, before the answer: the tracking-token module records credential canaries here. */
+export type LoginAttemptHook = (username: string, request: FastifyRequest) => Promise<void>;
+
+/** Called with a bearer value that is not a valid token: the tracking-token module records api_key canaries here. */
+export type UnknownBearerHook = (token: string, request: FastifyRequest) => Promise<void>;
+
+export interface AppHooks {
+  /** Published by leaks: each batch of records stored, in its transaction. */
+  'leaks.ingested': IngestHook;
+  /** Published by leaks: the organization's figures in GET /leaks/stats/ (the first handler answers; zeros without one). */
+  'leaks.organizationFigures': OrgLeakFigures;
+  /** Published by organizations: one figure of GET /organization/usage/ (0 when no handler owns it). */
+  'organizations.usage': UsageFigure;
+  /** Published by auth: whether a new password appears in a known breach (any handler saying so refuses it). */
+  'auth.breachCheck': BreachCheck;
+  /** Published by auth: every login attempt, before it is answered. */
+  'auth.loginAttempt': LoginAttemptHook;
+  /** Published by auth: a bearer value that is not a valid token, before the 401. */
+  'auth.unknownBearer': UnknownBearerHook;
+}
+
+export type AppHookRegistry = Hooks<AppHooks>;
+
+export const createHooks = (): AppHookRegistry => new Hooks<AppHooks>();

@@ -1,0 +1,15 @@
+import type { AppDeps } from '../../deps.js';
+import type { AuditLog } from '../audit/audit.repository.js';
+import type { AppHookRegistry } from '../hooks.js';
+import { IncidentsRepository } from './incidents.repository.js';
+import { incidentsRoutes } from './incidents.routes.js';
+import { IncidentsService } from './incidents.service.js';
+
+export { IncidentsService };
+
+/** Incidents and their IOCs; the open count is its figure of /organization/usage/. */
+export function createIncidentsModule(ctx: Pick<AppDeps, 'database' | 'clock' | 'newId'> & { audit: AuditLog; hooks: AppHookRegistry }) {
+  const service = new IncidentsService(ctx, new IncidentsRepository(ctx.database.dialect), ctx.audit);
+  ctx.hooks.on('organizations.usage', async (db, orgId, key) => (key === 'incidents_open' ? service.countOpen(db, orgId) : undefined));
+  return { name: 'incidents', service, routes: [{ plugin: incidentsRoutes, options: { incidents: service } }] } as const;
+}

@@ -1,0 +1,17 @@
+import type { AppDeps } from '../../deps.js';
+import type { AuditLog } from '../audit/audit.repository.js';
+import type { AppHookRegistry } from '../hooks.js';
+import { leaksRoutes } from './leaks.routes.js';
+import { LeaksService } from './leaks.service.js';
+
+export { type IngestItem, LeaksService } from './leaks.service.js';
+
+/**
+ * The leak corpus: sources, ingestion (which publishes leaks.ingested), search, saved searches,
+ * statistics and the pwned-passwords range. A new password found in the corpus is refused.
+ */
+export function createLeaksModule(ctx: Pick<AppDeps, 'database' | 'clock' | 'newId' | 'metrics'> & { audit: AuditLog; hooks: AppHookRegistry }) {
+  const service = new LeaksService(ctx, ctx.audit, ctx.hooks);
+  ctx.hooks.on('auth.breachCheck', (password, db) => service.isBreached(password, db));
+  return { name: 'leaks', service, routes: [{ plugin: leaksRoutes, options: { leaks: service } }] } as const;
+}
