@@ -187,17 +187,16 @@ export class Listing {
   }
 
   /**
-   * Runs the count and the page. `qb` is the filtered query with its selection; `countQuery`
-   * defaults to the same query without selection or ordering.
+   * Runs the count and the page. `qb` is the filtered query with its selection; the count runs on
+   * the same query without selection or ordering, unless `fastCount` answers it.
    */
   async page<Row, Out>(
-    request: FastifyRequest,
     qb: AnyQuery,
     query: ListQuery,
     map: (row: Row) => Out,
     /** A cheaper exact count (maintained counters), when the module has one for this query. */
     fastCount?: () => Promise<number>,
-  ): Promise<Page<Out>> {
+  ): Promise<ListResult<Out>> {
     const { page, pageSize } = pageParams(query);
     let count: number;
     if (fastCount) {
@@ -214,8 +213,22 @@ export class Listing {
       .limit(pageSize)
       .offset((page - 1) * pageSize)
       .execute()) as Row[];
-    return envelope(request, count, page, pageSize, rows.map(map));
+    return listResult(count, page, pageSize, rows.map(map));
   }
+}
+
+/** A page of a list as a service answers it: what http/ turns into the envelope (see envelope()). */
+export interface ListResult<T> {
+  count: number;
+  page: number;
+  pageSize: number;
+  results: T[];
+}
+
+/** A page of `count` records; a page past the last is 404 invalid_page (page 1 of nothing is fine). */
+export function listResult<T>(count: number, page: number, pageSize: number, results: T[]): ListResult<T> {
+  if (page > Math.max(1, Math.ceil(count / pageSize))) throw invalidPage();
+  return { count, page, pageSize, results };
 }
 
 export interface Page<T> {
@@ -249,10 +262,9 @@ export function pageParams(query: { page?: number; page_size?: number }) {
 
 export const invalidPage = () => new AppError('invalid_page', 404, 'Invalid page.');
 
-/** The DRF envelope; a page past the last is 404 invalid_page (page 1 of nothing is fine). */
-export function envelope<T>(request: FastifyRequest, count: number, page: number, pageSize: number, results: T[]): Page<T> {
+/** The DRF envelope of a page: absolute next/previous links keeping the request's other parameters. */
+export function envelope<T>(request: FastifyRequest, { count, page, pageSize, results }: ListResult<T>): Page<T> {
   const last = Math.max(1, Math.ceil(count / pageSize));
-  if (page > last) throw invalidPage();
   return {
     count,
     next: page < last ? pageUrl(request, page + 1) : null,

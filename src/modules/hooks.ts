@@ -1,6 +1,6 @@
-import type { FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.js';
+import type { ClientRequest } from '../domain/client-request.js';
 import type { NormalisedRecord } from '../domain/leak-record.js';
 import { Hooks } from '../runtime/hooks.js';
 
@@ -36,10 +36,10 @@ export type UsageFigure = (db: Kysely<DB>, orgId: string, key: UsageKey) => Prom
 export type BreachCheck = (password: string, db: Kysely<DB>) => Promise<boolean>;
 
 /** Called on every login attempt, before the answer: the tracking-token module records credential canaries here. */
-export type LoginAttemptHook = (username: string, request: FastifyRequest) => Promise<void>;
+export type LoginAttemptHook = (username: string, client: ClientRequest) => Promise<void>;
 
 /** Called with a bearer value that is not a valid token: the tracking-token module records api_key canaries here. */
-export type UnknownBearerHook = (token: string, request: FastifyRequest) => Promise<void>;
+export type UnknownBearerHook = (token: string, client: ClientRequest) => Promise<void>;
 
 export interface AppHooks {
   /** Published by leaks: each batch of records stored, in its transaction. */

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { type Static, Type } from 'typebox';
 import type { AppDeps } from '../../deps.js';
 import { principalOf } from '../auth/principal.js';
-import { Listing, PageSchema } from '../../http/listing.js';
+import { envelope, Listing, PageSchema } from '../../http/listing.js';
 import { errorResponses, Nullable, Timestamp, Uuid } from '../../http/schemas.js';
 
 export const AuditEntrySchema = Type.Object(
@@ -51,7 +51,7 @@ export const auditRoutes: FastifyPluginAsyncTypebox<{ deps: Pick<AppDeps, 'datab
         request.query,
         { dialect: deps.database.dialect },
       );
-      return listing.page(request, qb, request.query, (r: Record<string, unknown>): AuditEntryOut => ({
+      return envelope(request, await listing.page(qb, request.query, (r: Record<string, unknown>): AuditEntryOut => ({
         id: String(r.id),
         actor: (r.actor_id as string | null) ?? null,
         action: String(r.action),
@@ -60,7 +60,7 @@ export const auditRoutes: FastifyPluginAsyncTypebox<{ deps: Pick<AppDeps, 'datab
         ip: (r.ip as string | null) ?? null,
         created_at: String(r.created_at),
         changes: JSON.parse(String(r.changes)),
-      }));
+      })));
     },
   );
 };

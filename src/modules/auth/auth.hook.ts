@@ -3,6 +3,7 @@ import fp from 'fastify-plugin';
 import type { InferResult } from 'kysely';
 import type { Plan } from '../../config.js';
 import type { AppDeps } from '../../deps.js';
+import { clientOf } from '../../http/client.js';
 import { AppError, forbidden } from '../../http/errors.js';
 import type { Hooks } from '../../runtime/hooks.js';
 import type { PrincipalCache } from '../../runtime/principal-cache.js';
@@ -67,7 +68,7 @@ export const authenticate = fp(
         claims = await tokens.verify(token, 'access');
       } catch (err) {
         if (err instanceof AppError && err.code === 'token_invalid') {
-          for (const hook of hooks.of('auth.unknownBearer')) await hook(token, request);
+          for (const hook of hooks.of('auth.unknownBearer')) await hook(token, clientOf(request));
         }
         throw err;
       }

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { clientOf } from '../../http/client.js';
 import { principalOf } from './principal.js';
 import { errorResponses } from '../../http/schemas.js';
 import type { OrganizationsService } from '../organizations/organizations.service.js';
@@ -25,7 +26,7 @@ export const publicAuthRoutes: FastifyPluginAsyncTypebox<{ auth: AuthService }> 
         response: { 200: TokenPairSchema, ...errorResponses(400, 401, 415) },
       },
     },
-    async (request) => auth.login(request.body.username, request.body.password, request),
+    async (request) => auth.login(request.body.username, request.body.password, clientOf(request)),
   );
 
   app.post(

@@ -1,4 +1,4 @@
-import type { FastifyRequest } from 'fastify';
+import type { ClientRequest } from '../../domain/client-request.js';
 import type { AppDeps } from '../../deps.js';
 import type { Principal } from './principal.js';
 import { AppError, validation } from '../../http/errors.js';
@@ -83,7 +83,7 @@ export class AuthService {
     return passed;
   }
 
-  async login(username: string, password: string, request: FastifyRequest): Promise<TokenPair> {
+  async login(username: string, password: string, request: ClientRequest): Promise<TokenPair> {
     for (const hook of this.hooks.of('auth.loginAttempt')) await hook(username, request);
     let known: User | undefined;
     const user = await this.throttled(username, request.ip, async () => {

@@ -4,7 +4,7 @@ import { Type } from 'typebox';
 import { stixBundle } from '../../domain/stix.js';
 import { actorOf, principalOf } from '../auth/principal.js';
 import { assertIfMatch, etagOf, notModified } from '../../http/etag.js';
-import { PageSchema } from '../../http/listing.js';
+import { envelope, PageSchema } from '../../http/listing.js';
 import { errorResponses, IdParams, isUuid, Uuid } from '../../http/schemas.js';
 import {
   BulkResultSchema,
@@ -49,7 +49,7 @@ export const incidentsRoutes: FastifyPluginAsyncTypebox<{ incidents: IncidentsSe
         response: { 200: PageSchema(IncidentSchema), ...errorResponses(400, 401, 404) },
       },
     },
-    async (request) => incidents.list(request, principalOf(request), request.query),
+    async (request) => envelope(request, await incidents.list(principalOf(request), request.query)),
   );
 
   app.post(
@@ -90,7 +90,7 @@ export const incidentsRoutes: FastifyPluginAsyncTypebox<{ incidents: IncidentsSe
         response: { 200: PageSchema(CorrelatedIocSchema), ...errorResponses(400, 401, 404) },
       },
     },
-    async (request) => incidents.correlate(request, principalOf(request), request.query),
+    async (request) => envelope(request, await incidents.correlate(principalOf(request), request.query)),
   );
 
   app.get(
@@ -151,7 +151,7 @@ export const incidentsRoutes: FastifyPluginAsyncTypebox<{ incidents: IncidentsSe
         response: { 200: PageSchema(IocSchema), ...errorResponses(400, 401, 404) },
       },
     },
-    async (request) => incidents.listIocs(request, principalOf(request), request.params.id, request.query),
+    async (request) => envelope(request, await incidents.listIocs(principalOf(request), request.params.id, request.query)),
   );
 
   app.post(
@@ -239,7 +239,7 @@ export const incidentsRoutes: FastifyPluginAsyncTypebox<{ incidents: IncidentsSe
         response: { 200: PageSchema(EventSchema), ...errorResponses(400, 401, 404) },
       },
     },
-    async (request) => incidents.listEvents(request, principalOf(request), request.params.id, request.query),
+    async (request) => envelope(request, await incidents.listEvents(principalOf(request), request.params.id, request.query)),
   );
 
   app.get(
@@ -247,7 +247,7 @@ export const incidentsRoutes: FastifyPluginAsyncTypebox<{ incidents: IncidentsSe
     {
       schema: { tags, summary: 'Comments', params: IdParams, querystring: commentListing.querystring, response: { 200: PageSchema(CommentSchema), ...errorResponses(400, 401, 404) } },
     },
-    async (request) => incidents.listComments(request, principalOf(request), request.params.id, request.query),
+    async (request) => envelope(request, await incidents.listComments(principalOf(request), request.params.id, request.query)),
   );
 
   app.post(

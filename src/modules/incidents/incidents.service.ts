@@ -1,4 +1,3 @@
-import type { FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import { Compile } from 'typebox/compile';
 import type { DB } from '../../db/schema.js';
@@ -7,7 +6,7 @@ import { IOC_TYPES, type IocType, normaliseIoc } from '../../domain/ioc.js';
 import { type Principal, requireRole } from '../auth/principal.js';
 import { fieldErrors } from '../../http/conventions.js';
 import { AppError, conflict, type FieldError, notFound, validation } from '../../http/errors.js';
-import { escapeLike, type ListQuery, Listing, onlyParams, type Page } from '../../http/listing.js';
+import { escapeLike, type ListQuery, type ListResult, Listing, onlyParams } from '../../http/listing.js';
 import { isUuid } from '../../http/schemas.js';
 import { type AuditLog, diff } from '../audit/audit.repository.js';
 import type { IncidentRow, IncidentsRepository, IocRow } from './incidents.repository.js';
@@ -175,13 +174,13 @@ export class IncidentsService {
     return this.deps.clock().toISOString();
   }
 
-  async list(request: FastifyRequest, p: Principal, query: ListQuery): Promise<Page<IncidentOut>> {
+  async list(p: Principal, query: ListQuery): Promise<ListResult<IncidentOut>> {
     const qb = incidentListing.filter(this.repo.selectIncidents(this.db, p.organization.id), query, { dialect: this.deps.database.dialect, userId: p.user.id });
     // With no filter but status/severity, the count comes from the counters instead of a scan.
     const onlyCounted = onlyParams(query, COUNTED_PARAMS);
     const list = (v: unknown) => (v ? String(v).split(',').map((s) => s.trim()).filter(Boolean) : null);
     const count = onlyCounted ? () => this.repo.countByStatusSeverity(this.db, p.organization.id, list(query.status), list(query.severity)) : undefined;
-    return incidentListing.page(request, qb, query, presentIncident, count);
+    return incidentListing.page(qb, query, presentIncident, count);
   }
 
   async get(p: Principal, id: string, db: Kysely<DB> = this.db): Promise<IncidentRow> {
@@ -378,10 +377,10 @@ export class IncidentsService {
 
   // --- IOCs ---
 
-  async listIocs(request: FastifyRequest, p: Principal, incidentId: string, query: ListQuery) {
+  async listIocs(p: Principal, incidentId: string, query: ListQuery) {
     await this.get(p, incidentId);
     const qb = iocListing.filter(this.repo.selectIocs(this.db, p.organization.id).where('incident_id', '=', incidentId), query, { dialect: this.deps.database.dialect });
-    return iocListing.page(request, qb, query, presentIoc);
+    return iocListing.page(qb, query, presentIoc);
   }
 
   async addOneIoc(ctx: Ctx, incidentId: string, body: unknown): Promise<IocRow> {
@@ -450,9 +449,9 @@ export class IncidentsService {
     });
   }
 
-  async correlate(request: FastifyRequest, p: Principal, query: ListQuery) {
+  async correlate(p: Principal, query: ListQuery) {
     const qb = correlationListing.filter(this.repo.selectCorrelated(this.db, p.organization.id), query, { dialect: this.deps.database.dialect });
-    return correlationListing.page(request, qb, query, (r: IocRow & { incident_title: string; incident_status: string }) => ({
+    return correlationListing.page(qb, query, (r: IocRow & { incident_title: string; incident_status: string }) => ({
       ...presentIoc(r),
       incident: { id: r.incident_id, title: r.incident_title, status: r.incident_status as Status },
     }));
@@ -460,10 +459,10 @@ export class IncidentsService {
 
   // --- events and comments ---
 
-  async listEvents(request: FastifyRequest, p: Principal, incidentId: string, query: ListQuery) {
+  async listEvents(p: Principal, incidentId: string, query: ListQuery) {
     await this.get(p, incidentId);
     const qb = eventListing.filter(this.repo.selectEvents(this.db, p.organization.id, incidentId), query, { dialect: this.deps.database.dialect });
-    return eventListing.page(request, qb, query, (r: { id: string; kind: string; actor_id: string | null; changes: string; ioc_id: string | null; created_at: string }) => ({
+    return eventListing.page(qb, query, (r: { id: string; kind: string; actor_id: string | null; changes: string; ioc_id: string | null; created_at: string }) => ({
       id: r.id,
       kind: r.kind as 'created',
       actor: r.actor_id,
@@ -473,10 +472,10 @@ export class IncidentsService {
     }));
   }
 
-  async listComments(request: FastifyRequest, p: Principal, incidentId: string, query: ListQuery) {
+  async listComments(p: Principal, incidentId: string, query: ListQuery) {
     await this.get(p, incidentId);
     const qb = commentListing.filter(this.repo.selectComments(this.db, p.organization.id, incidentId), query, { dialect: this.deps.database.dialect });
-    return commentListing.page(request, qb, query, presentComment);
+    return commentListing.page(qb, query, presentComment);
   }
 
   async addComment(ctx: Ctx, incidentId: string, body: string) {

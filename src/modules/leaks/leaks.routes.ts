@@ -4,7 +4,7 @@ import { Type } from 'typebox';
 import { actorOf, principalOf } from '../auth/principal.js';
 import { assertIfMatch, etagOf, notModified } from '../../http/etag.js';
 import { AppError, validation } from '../../http/errors.js';
-import { PageSchema, sendJson, sendJsonPage } from '../../http/listing.js';
+import { envelope, PageSchema, sendJson, sendJsonPage } from '../../http/listing.js';
 import { errorResponses, IdParams, isUuid } from '../../http/schemas.js';
 import { leakSearch, SavedQuerySchema } from './leaks.search.js';
 import { IngestResultSchema, LeakRecordSchema, LeakSourceCreateSchema, LeakSourcePatchSchema, LeakSourceSchema, SavedSearchSchema, StatsSchema } from './leaks.schemas.js';
@@ -32,7 +32,7 @@ export const leaksRoutes: FastifyPluginAsyncTypebox<{ leaks: LeaksService }> = a
         response: { 200: PageSchema(LeakRecordSchema), ...errorResponses(400, 401, 404) },
       },
     },
-    async (request, reply) => sendJsonPage(reply, await leaks.search(request, request.query)),
+    async (request, reply) => sendJsonPage(reply, envelope(request, await leaks.search(request.query))),
   );
 
   app.get(
@@ -87,7 +87,7 @@ export const leaksRoutes: FastifyPluginAsyncTypebox<{ leaks: LeaksService }> = a
     {
       schema: { tags, summary: 'Leak sources', description: 'Search looks in name and description.', querystring: sourceListing.querystring, response: { 200: PageSchema(LeakSourceSchema), ...errorResponses(400, 401, 404) } },
     },
-    async (request) => leaks.listSources(request, request.query),
+    async (request) => envelope(request, await leaks.listSources(request.query)),
   );
 
   app.post(
@@ -178,7 +178,7 @@ export const leaksRoutes: FastifyPluginAsyncTypebox<{ leaks: LeaksService }> = a
   app.get(
     '/leaks/saved-searches/',
     { schema: { tags, summary: 'Saved searches of your organization', querystring: savedSearchListing.querystring, response: { 200: PageSchema(SavedSearchSchema), ...errorResponses(400, 401, 404) } } },
-    async (request) => leaks.listSaved(request, principalOf(request), request.query),
+    async (request) => envelope(request, await leaks.listSaved(principalOf(request), request.query)),
   );
 
   const SavedCreate = Type.Object({ name: Type.String({ minLength: 1, maxLength: 200, description: 'Name.' }), query: SavedQuerySchema }, { additionalProperties: false });
@@ -253,6 +253,6 @@ export const leaksRoutes: FastifyPluginAsyncTypebox<{ leaks: LeaksService }> = a
         response: { 200: PageSchema(LeakRecordSchema), ...errorResponses(400, 401, 404) },
       },
     },
-    async (request, reply) => sendJsonPage(reply, await leaks.runSaved(request, principalOf(request), request.params.id, request.query)),
+    async (request, reply) => sendJsonPage(reply, envelope(request, await leaks.runSaved(principalOf(request), request.params.id, request.query))),
   );
 };

@@ -1,6 +1,5 @@
 import { randomBytes, randomInt } from 'node:crypto';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
-import type { FastifyRequest } from 'fastify';
 import { type ControlledTransaction, type Insertable, type Kysely, type QueryCreator, type RawBuilder, type Selectable, sql } from 'kysely';
 import type { Dialect } from '../../db/database.js';
 import type { DB, LeakRecordsTable, LeakSourcesTable } from '../../db/schema.js';
@@ -8,7 +7,7 @@ import type { AppDeps } from '../../deps.js';
 import { type ClassedRecord, DATA_CLASSES, DATA_CLASS_TESTS, type FullTextTerm, type NormalisedRecord, parseFullText, prefixEnd, type RecordResult, recordKey, sha1Hex } from '../../domain/leak-record.js';
 import type { Principal } from '../auth/principal.js';
 import { AppError, conflict, type FieldError, notFound } from '../../http/errors.js';
-import { envelope, given, invalidPage, type ListQuery, Listing, onlyParams, type Page, pageParams } from '../../http/listing.js';
+import { given, invalidPage, type ListQuery, type ListResult, Listing, listResult, onlyParams, pageParams } from '../../http/listing.js';
 import type { AuditLog } from '../audit/audit.repository.js';
 import { diff } from '../audit/audit.repository.js';
 import { assertHasCriterion, domainRange, type LeakSearchContext, leakSearch } from './leaks.search.js';
@@ -253,9 +252,9 @@ export class LeaksService {
 
   // --- sources ---
 
-  listSources(request: FastifyRequest, query: ListQuery): Promise<Page<LeakSourceOut>> {
+  listSources(query: ListQuery): Promise<ListResult<LeakSourceOut>> {
     const qb = sourceListing.filter(this.db.selectFrom('leak_sources').selectAll(), query, { dialect: this.deps.database.dialect });
-    return sourceListing.page(request, qb, query, presentSource);
+    return sourceListing.page(qb, query, presentSource);
   }
 
   async getSource(id: string, db: Kysely<DB> = this.db): Promise<SourceRow> {
@@ -755,7 +754,7 @@ export class LeaksService {
    * On PostgreSQL the three are one statement (the first branch below, or searchByDomain's): each
    * round trip costs more there than the queries themselves.
    */
-  async search(request: FastifyRequest, query: ListQuery): Promise<Page<string>> {
+  async search(query: ListQuery): Promise<ListResult<string>> {
     assertHasCriterion(query);
     const { page, pageSize } = pageParams(query);
     const ctx: LeakSearchContext = { dialect: this.deps.database.dialect };
@@ -768,10 +767,10 @@ export class LeaksService {
       filtered = leakSearch.filter(this.db.selectFrom('leak_records'), query, expanded);
     }
     // A prefix no word of the index starts with: nothing matches, and there is nothing to run.
-    if (fullText?.some((t) => t.completions?.length === 0)) return this.pageOfRows(request, { count: 0, rows: [] }, page, pageSize);
+    if (fullText?.some((t) => t.completions?.length === 0)) return this.pageOfRows({ count: 0, rows: [] }, page, pageSize);
     const pageOf = (qb: typeof filtered) => leakSearch.order(qb, query).limit(pageSize).offset((page - 1) * pageSize);
     const byDomain = await this.searchByDomain(query, page, pageSize);
-    if (byDomain && 'rows' in byDomain) return this.pageOfRows(request, byDomain, page, pageSize);
+    if (byDomain && 'rows' in byDomain) return this.pageOfRows(byDomain, page, pageSize);
     if (!byDomain && this.deps.database.dialect === 'postgres') {
       // Full text counts its matches in the pass that finds them (count(*) over ()); any other
       // criterion counts from its index in a scalar subquery that PostgreSQL runs once.
@@ -781,7 +780,7 @@ export class LeaksService {
       const rows = (await leakSearch
         .order(this.recordsQuery().innerJoin(ids.as('page'), 'page.id', 'leak_records.id').select(total.as('total')), query)
         .execute()) as Array<RecordRow & { total: number }>;
-      return this.pageOfRows(request, { count: rows.length ? Number(rows[0]?.total) : 0, rows }, page, pageSize);
+      return this.pageOfRows({ count: rows.length ? Number(rows[0]?.total) : 0, rows }, page, pageSize);
     }
     let count: number;
     let ids: string[];
@@ -801,8 +800,7 @@ export class LeaksService {
     }
     const rows = ids.length ? ((await this.recordsQuery().where('leak_records.id', 'in', ids).execute()) as RecordRow[]) : [];
     const byId = new Map(rows.map((r) => [r.id, r]));
-    return envelope(
-      request,
+    return listResult(
       count,
       page,
       pageSize,
@@ -844,9 +842,9 @@ export class LeaksService {
   }
 
   /** A page of records already in order; an empty page past the first is past the end (404). */
-  private pageOfRows(request: FastifyRequest, found: { count: number; rows: RecordRow[] }, page: number, pageSize: number): Page<string> {
+  private pageOfRows(found: { count: number; rows: RecordRow[] }, page: number, pageSize: number): ListResult<string> {
     if (found.rows.length === 0 && page > 1) throw invalidPage();
-    return envelope(request, found.count, page, pageSize, found.rows.map((r) => r.json));
+    return listResult(found.count, page, pageSize, found.rows.map((r) => r.json));
   }
 
   /**
@@ -991,9 +989,9 @@ export class LeaksService {
     leakSearch.order(this.recordsQuery(), query);
   }
 
-  listSaved(request: FastifyRequest, p: Principal, query: ListQuery) {
+  listSaved(p: Principal, query: ListQuery) {
     const qb = savedSearchListing.filter(this.db.selectFrom('saved_searches').selectAll().where('organization_id', '=', p.organization.id), query, { dialect: this.deps.database.dialect });
-    return savedSearchListing.page(request, qb, query, (r: Selectable<DB['saved_searches']>) => this.presentSaved(r));
+    return savedSearchListing.page(qb, query, (r: Selectable<DB['saved_searches']>) => this.presentSaved(r));
   }
 
   async getSaved(p: Principal, id: string, db: Kysely<DB> = this.db) {
@@ -1054,9 +1052,9 @@ export class LeaksService {
   }
 
   /** Runs a saved search (page and page_size from the request) and records when and how many. */
-  async runSaved(request: FastifyRequest, p: Principal, id: string, paging: { page?: number; page_size?: number }) {
+  async runSaved(p: Principal, id: string, paging: { page?: number; page_size?: number }) {
     const saved = await this.getSaved(p, id);
-    const page = await this.search(request, { ...(JSON.parse(saved.query) as ListQuery), ...paging });
+    const page = await this.search({ ...(JSON.parse(saved.query) as ListQuery), ...paging });
     await this.db
       .updateTable('saved_searches')
       .set({ last_run_at: this.now(), last_result_count: page.count })

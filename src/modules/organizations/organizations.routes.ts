@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import type { AppDeps } from '../../deps.js';
 import { principalOf } from '../auth/principal.js';
 import { assertIfMatch, etagOf, notModified } from '../../http/etag.js';
-import { Listing, PageSchema } from '../../http/listing.js';
+import { envelope, Listing, PageSchema } from '../../http/listing.js';
 import { errorResponses } from '../../http/schemas.js';
 import { OrganizationCreateSchema, OrganizationPatchSchema, OrganizationSchema, UsageSchema } from './organizations.schemas.js';
 import type { OrganizationsService } from './organizations.service.js';
@@ -85,9 +85,9 @@ export const organizationsRoutes: FastifyPluginAsyncTypebox<{ deps: Pick<AppDeps
     },
     async (request) => {
       const qb = listing.filter(orgs.selectAll(), request.query, { dialect: deps.database.dialect });
-      return listing.page(request, qb, request.query, (row: OrganizationRow) =>
+      return envelope(request, await listing.page(qb, request.query, (row: OrganizationRow) =>
         orgs.present({ ...row, member_count: Number(row.member_count ?? 0) }),
-      );
+      ));
     },
   );
 

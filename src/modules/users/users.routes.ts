@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import type { AppDeps } from '../../deps.js';
 import { principalOf } from '../auth/principal.js';
 import { assertIfMatch, etagOf, notModified } from '../../http/etag.js';
-import { Listing, PageSchema } from '../../http/listing.js';
+import { envelope, Listing, PageSchema } from '../../http/listing.js';
 import { errorResponses, IdParams } from '../../http/schemas.js';
 import { ROLES, toUser } from './users.repository.js';
 import { UserCreateSchema, UserPatchSchema, UserSchema } from './users.schemas.js';
@@ -43,7 +43,7 @@ export const usersRoutes: FastifyPluginAsyncTypebox<{ deps: Pick<AppDeps, 'datab
         request.query,
         { dialect: deps.database.dialect },
       );
-      return listing.page(request, qb, request.query, (row: Parameters<typeof toUser>[0]) => presentUser(toUser(row)));
+      return envelope(request, await listing.page(qb, request.query, (row: Parameters<typeof toUser>[0]) => presentUser(toUser(row))));
     },
   );
 
