@@ -3,11 +3,10 @@ import cors from '@fastify/cors';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance } from 'fastify';
 import helmet from 'helmet';
-import { sql } from 'kysely';
 import type { DestinationStream } from 'pino';
 import type { Config } from './config.js';
-import { migrateToLatest } from './db/migrator.js';
-import { PgListener } from './db/pg-listener.js';
+import { currentSchema, migrateToLatest } from './db/migrator.js';
+import { notify, PgListener } from './db/pg-listener.js';
 import { type AppDeps, createDeps, type DepsOverrides } from './deps.js';
 import { conventions, frameworkErrors, genReqId } from './http/conventions.js';
 import { docs } from './http/docs.js';
@@ -97,8 +96,7 @@ export interface BuildOptions extends DepsOverrides {
  * node: one per schema, since another schema of the database holds other users (at most 63 bytes).
  */
 async function principalsChannel(deps: AppDeps): Promise<string> {
-  const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(deps.database.db);
-  const schema = rows[0]?.schema ?? '';
+  const schema = await currentSchema(deps.database.db);
   const name = `threatmon_principals ${schema}`;
   return Buffer.byteLength(name) <= 63 ? name : `threatmon_principals ${createHash('sha256').update(schema).digest('hex').slice(0, 32)}`;
 }
@@ -120,7 +118,7 @@ async function shareChangesOverPostgres(app: FastifyInstance, deps: AppDeps): Pr
     },
   });
   deps.principals.addPeer(async () => {
-    await sql`select pg_notify(${channel}, '')`.execute(deps.database.db);
+    await notify(deps.database.db, channel);
   });
   app.addHook('onClose', () => listener.close());
   // Start remembering from the first request when the database answers; never hold start-up for it.

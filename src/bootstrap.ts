@@ -10,8 +10,7 @@ export const ADMIN_USERNAME = 'admin';
  * (staff). Returns the generated password when none was configured, for the caller to print once.
  */
 export async function bootstrapFirstAdmin(deps: AppDeps, services: Services): Promise<{ created: boolean; generatedPassword: string | null }> {
-  const any = await deps.database.db.selectFrom('organizations').select('id').limit(1).executeTakeFirst();
-  if (any) return { created: false, generatedPassword: null };
+  if (await services.orgs.any()) return { created: false, generatedPassword: null };
   const generated = deps.config.adminPassword ? null : randomBytes(18).toString('base64url');
   await services.orgs.create({
     name: DEFAULT_ORG,

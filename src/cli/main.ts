@@ -105,7 +105,7 @@ export function buildCli(): Command {
       const { randomBytes } = await import('node:crypto');
       const password = opts.passwordStdin ? await readStdin() : randomBytes(18).toString('base64url');
       await withServices(async (s, deps) => {
-        const org = await deps.database.db.selectFrom('organizations').select('id').where('name', '=', opts.org).executeTakeFirst();
+        const org = await s.orgs.findByName(opts.org);
         if (!org) throw new CliError(`No organization named "${opts.org}".`);
         const user = await deps.database.db
           .transaction()

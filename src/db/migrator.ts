@@ -28,13 +28,18 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0012_usernames_ignore_case': m0012,
 };
 
+/** PostgreSQL: the connection's current schema (the one its search_path puts first). */
+export async function currentSchema(db: Kysely<any>): Promise<string> {
+  const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(db);
+  return rows[0]?.schema ?? '';
+}
+
 export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
   // On PostgreSQL the bookkeeping tables go in the connection's current schema: the migrator's
   // own existence check looks across every schema and would otherwise be fooled by another one.
   let migrationTableSchema: string | undefined;
   if (db.getExecutor().adapter instanceof PostgresAdapter) {
-    const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(db);
-    migrationTableSchema = rows[0]?.schema;
+    migrationTableSchema = await currentSchema(db);
   }
   const migrator = new Migrator({ db, provider: { getMigrations: async () => MIGRATIONS }, migrationTableSchema });
   const { error, results } = await migrator.migrateToLatest();

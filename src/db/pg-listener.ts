@@ -1,4 +1,10 @@
+import { type Kysely, sql } from 'kysely';
 import pg from 'pg';
+
+/** Announces on `channel` to every listener (an empty payload: the channel is the message). */
+export async function notify(db: Kysely<any>, channel: string): Promise<void> {
+  await sql`select pg_notify(${channel}, '')`.execute(db);
+}
 
 export interface ListenerEvents {
   /** A NOTIFY on the channel (from any process connected to the database, this one included). */

@@ -13,6 +13,11 @@ export interface AuditEntry {
 
 /** Who did what. Called with the transaction of the change itself, so both commit or neither. */
 export class AuditLog {
+  /** The organization's entries, for its list (filtered and paged by the caller). */
+  selectInOrg(db: Kysely<DB>, orgId: string) {
+    return db.selectFrom('audit_log').selectAll().where('organization_id', '=', orgId);
+  }
+
   constructor(
     private readonly clock: () => Date,
     private readonly newId: () => string,

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { type Static, Type } from 'typebox';
 import type { AppDeps } from '../../deps.js';
+import type { AuditLog } from './audit.repository.js';
 import { principalOf } from '../auth/principal.js';
 import { envelope, Listing, PageSchema } from '../../http/listing.js';
 import { errorResponses, Nullable, Timestamp, Uuid } from '../../http/schemas.js';
@@ -31,7 +32,7 @@ const listing = new Listing({
   createdColumn: 'created_at',
 });
 
-export const auditRoutes: FastifyPluginAsyncTypebox<{ deps: Pick<AppDeps, 'database'> }> = async (app, { deps }) => {
+export const auditRoutes: FastifyPluginAsyncTypebox<{ deps: Pick<AppDeps, 'database'>; log: AuditLog }> = async (app, { deps, log }) => {
   app.get(
     '/audit-log/',
     {
@@ -47,7 +48,7 @@ export const auditRoutes: FastifyPluginAsyncTypebox<{ deps: Pick<AppDeps, 'datab
     async (request) => {
       const p = principalOf(request);
       const qb = listing.filter(
-        deps.database.db.selectFrom('audit_log').selectAll().where('organization_id', '=', p.organization.id),
+        log.selectInOrg(deps.database.db, p.organization.id),
         request.query,
         { dialect: deps.database.dialect },
       );

@@ -8,7 +8,7 @@ import { AppError, forbidden } from '../../http/errors.js';
 import type { Hooks } from '../../runtime/hooks.js';
 import type { PrincipalCache } from '../../runtime/principal-cache.js';
 import type { AppHooks } from '../hooks.js';
-import { type Role, toUser } from '../users/users.repository.js';
+import { type Role, toUser, UsersRepository } from '../users/users.repository.js';
 import { type Principal, requireRole } from './principal.js';
 import { SessionsRepository } from './sessions.repository.js';
 import { assertActive, LEEWAY_SECONDS, unauthenticated, type TokenService } from './tokens.js';
@@ -43,12 +43,7 @@ export const authenticate = fp(
     // Only this hook puts and gets principals, so it alone knows what they are.
     const principals = deps.principals as PrincipalCache<Principal>;
     // Every request runs this query: compiled once, run with the token's subject.
-    const principalSelect = db
-      .selectFrom('users')
-      .innerJoin('organizations', 'organizations.id', 'users.organization_id')
-      .selectAll('users')
-      .select(['organizations.name as org_name', 'organizations.plan as org_plan'])
-      .where('users.id', '=', '');
+    const principalSelect = new UsersRepository().selectPrincipal(db).where('users.id', '=', '');
     const principalQuery = principalSelect.compile();
     const sessions = new SessionsRepository();
 

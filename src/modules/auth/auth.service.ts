@@ -43,17 +43,13 @@ export class AuthService {
     const subject = { userId: user.id, orgId: user.organization_id, role: user.role };
     const access = await this.tokens.sign(subject, 'access', familyId);
     const refresh = await this.tokens.sign(subject, 'refresh', familyId);
-    await db
-      .insertInto('refresh_tokens')
-      .values({
-        jti: refresh.jti,
-        user_id: user.id,
-        family_id: familyId,
-        expires_at: refresh.expiresAt.toISOString(),
-        revoked_at: null,
-        created_at: this.deps.clock().toISOString(),
-      })
-      .execute();
+    await this.sessions.insertToken(db, {
+      jti: refresh.jti,
+      user_id: user.id,
+      family_id: familyId,
+      expires_at: refresh.expiresAt.toISOString(),
+      created_at: this.deps.clock().toISOString(),
+    });
     return { access: access.token, refresh: refresh.token, token_type: 'Bearer', expires_in: this.tokens.ttl('access') };
   }
 
@@ -127,24 +123,13 @@ export class AuthService {
     const claims = await this.tokens.verify(token, 'refresh');
     const invalid = unauthenticated('token_invalid', 'Token is invalid or has been revoked.');
     const result = await this.db.transaction().execute(async (trx) => {
-      const row = await trx.selectFrom('refresh_tokens').selectAll().where('jti', '=', claims.jti).executeTakeFirst();
+      const row = await this.sessions.findToken(trx, claims.jti);
       if (!row) return 'invalid' as const;
       const now = this.deps.clock().toISOString();
-      const rotated = row.revoked_at
-        ? 0
-        : Number(
-            (
-              await trx
-                .updateTable('refresh_tokens')
-                .set({ revoked_at: now })
-                .where('jti', '=', row.jti)
-                .where('revoked_at', 'is', null)
-                .executeTakeFirst()
-            ).numUpdatedRows,
-          );
+      const rotated = !row.revoked_at && (await this.sessions.revokeToken(trx, row.jti, now));
       const user = await this.users.findById(trx, row.user_id);
-      if (rotated === 0) {
-        await trx.updateTable('refresh_tokens').set({ revoked_at: now }).where('family_id', '=', row.family_id).where('revoked_at', 'is', null).execute();
+      if (!rotated) {
+        await this.sessions.revokeSession(trx, row.family_id, now);
         await this.audit.record(trx, {
           organizationId: user?.organization_id ?? null,
           actorId: row.user_id,
@@ -171,7 +156,7 @@ export class AuthService {
     const user = await this.users.findById(this.db, claims.sub);
     if (!user?.is_active) throw unauthenticated('token_invalid', 'Token is invalid.');
     if (claims.type === 'refresh') {
-      const row = await this.db.selectFrom('refresh_tokens').select('revoked_at').where('jti', '=', claims.jti).executeTakeFirst();
+      const row = await this.sessions.findToken(this.db, claims.jti);
       if (!row || row.revoked_at) throw unauthenticated('token_invalid', 'Token has been revoked.');
     } else if (await this.sessions.hasEnded(this.db, claims.sid)) {
       throw unauthenticated('token_invalid', 'Token has been revoked.');
@@ -191,15 +176,9 @@ export class AuthService {
       throw err;
     }
     const ended = await this.db.transaction().execute(async (trx) => {
-      const row = await trx.selectFrom('refresh_tokens').selectAll().where('jti', '=', claims.jti).executeTakeFirst();
+      const row = await this.sessions.findToken(trx, claims.jti);
       if (!row) return false;
-      const revoked = await trx
-        .updateTable('refresh_tokens')
-        .set({ revoked_at: this.deps.clock().toISOString() })
-        .where('family_id', '=', row.family_id)
-        .where('revoked_at', 'is', null)
-        .executeTakeFirst();
-      if (Number(revoked.numUpdatedRows) === 0) return false;
+      if ((await this.sessions.revokeSession(trx, row.family_id, this.deps.clock().toISOString())) === 0) return false;
       const user = await this.users.findById(trx, row.user_id);
       await this.audit.record(trx, {
         organizationId: user?.organization_id ?? null,

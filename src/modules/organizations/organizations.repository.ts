@@ -23,6 +23,11 @@ export class OrganizationsRepository {
     return row && { ...row, member_count: Number(row.member_count ?? 0) };
   }
 
+  /** Whether the database holds any organization (an empty one gets the first admin). */
+  async any(db: Kysely<DB>): Promise<boolean> {
+    return Boolean(await db.selectFrom('organizations').select('id').limit(1).executeTakeFirst());
+  }
+
   findByName(db: Kysely<DB>, name: string) {
     return db.selectFrom('organizations').selectAll().where('name', '=', name).executeTakeFirst();
   }

@@ -75,6 +75,16 @@ export class OrganizationsService {
     return updated;
   }
 
+  /** Whether the database holds any organization yet. */
+  any(): Promise<boolean> {
+    return this.orgs.any(this.db);
+  }
+
+  /** The organization of that name, if there is one. */
+  findByName(name: string) {
+    return this.orgs.findByName(this.db, name);
+  }
+
   async usage(p: Principal) {
     const { config, counters } = this.deps;
     const limit = config.rateLimits ? config.planLimits[p.organization.plan] : 0;

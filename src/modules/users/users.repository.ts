@@ -28,6 +28,20 @@ export function toUser(row: UserRow): User {
 
 /** The only place with queries on users. Every read but login's is scoped to an organization. */
 export class UsersRepository {
+  /** The users of an organization, for its list (filtered and paged by the caller). */
+  selectInOrg(db: Kysely<DB>, orgId: string) {
+    return db.selectFrom('users').selectAll().where('organization_id', '=', orgId);
+  }
+
+  /** A user with its organization's name and plan: who a token's subject is (the authentication hook). */
+  selectPrincipal(db: Kysely<DB>) {
+    return db
+      .selectFrom('users')
+      .innerJoin('organizations', 'organizations.id', 'users.organization_id')
+      .selectAll('users')
+      .select(['organizations.name as org_name', 'organizations.plan as org_plan']);
+  }
+
   /** Usernames are unique ignoring case (the index on lower(username) of migration 0012). */
   findByUsername(db: Kysely<DB>, username: string) {
     return db.selectFrom('users').selectAll().where(sql`lower(username)`, '=', sql`lower(${username})`).executeTakeFirst().then((r) => r && toUser(r));

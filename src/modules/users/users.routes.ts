@@ -39,7 +39,7 @@ export const usersRoutes: FastifyPluginAsyncTypebox<{ deps: Pick<AppDeps, 'datab
     async (request) => {
       const p = principalOf(request);
       const qb = listing.filter(
-        deps.database.db.selectFrom('users').selectAll().where('organization_id', '=', p.organization.id),
+        users.selectInOrg(p.organization.id),
         request.query,
         { dialect: deps.database.dialect },
       );

@@ -8,6 +8,7 @@ import { diff } from '../audit/audit.repository.js';
 import { hashPassword, type PasswordPolicy } from '../auth/passwords.js';
 import { ROLE_RANK, type Role, type User, type UsersRepository } from './users.repository.js';
 import type { UserOut } from './users.schemas.js';
+import { SessionsRepository } from '../auth/sessions.repository.js';
 
 export function presentUser(u: User): UserOut {
   return {
@@ -31,6 +32,8 @@ export interface NewUser {
 }
 
 export class UsersService {
+  private readonly sessions = new SessionsRepository();
+
   constructor(
     private readonly deps: Pick<AppDeps, 'database' | 'clock' | 'newId' | 'principals'>,
     private readonly users: UsersRepository,
@@ -160,12 +163,13 @@ export class UsersService {
     if (touchesOwner && !hasRole(p, 'owner')) throw forbidden('Only an owner can change an owner or grant the owner role.');
   }
 
+  /** The organization's users, for its list. */
+  selectInOrg(orgId: string) {
+    return this.users.selectInOrg(this.deps.database.db, orgId);
+  }
+
+  /** Ends every session of the user (see SessionsRepository). */
   async revokeAllRefresh(db: Kysely<DB>, userId: string) {
-    await db
-      .updateTable('refresh_tokens')
-      .set({ revoked_at: this.deps.clock().toISOString() })
-      .where('user_id', '=', userId)
-      .where('revoked_at', 'is', null)
-      .execute();
+    await this.sessions.revokeUser(db, userId, this.deps.clock().toISOString());
   }
 }
