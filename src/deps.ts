@@ -64,9 +64,8 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): AppDe
 /**
  * UUIDv7 ids from uuid's v7(), laid out and ordered as its default ones are (a counter from a
  * random start in each millisecond keeps ids made in the same millisecond in order), with random
- * bytes drawn 4 KiB at a time. uuid's own pool is 256 bytes, refilled every 15 ids, and those
- * refills cost a bulk load's writer 1.3 s of CPU per million records; one id took 0.56-0.84 µs
- * instead of 0.30-0.32 µs here.
+ * bytes drawn 4 KiB at a time: uuid refills its own 256-byte pool every 15 ids, a visible cost to
+ * a bulk load's writer.
  */
 export function uuidV7Ids(): () => string {
   const pool = new Uint8Array(4096);

@@ -46,11 +46,8 @@ export type ImportReport = IngestReport & { seconds: number; interrupted: boolea
 const BULK_BATCH_SIZE = 10_000;
 /**
  * A bulk load keeps its transaction open for more batches for this long: each commit writes every
- * page the transaction touched, and the records of one source have their content keys in random
- * order, so that each batch of a large source touched most pages of the key index (see recordKey)
- * again. Committing once a second instead of every batch, 1,000,000 records in one source loaded in
- * 15.1-15.3 s instead of 19.3-22.5 s, and over 50 sources in 13.7-15.2 s instead of 14.8-15.5 s;
- * peak RSS unchanged. Other writers to the database (the API) wait up to about this long for theirs.
+ * page the transaction touched, and a source's content keys are in random order, so each batch of a
+ * large source touches most of the key index again. Other writers (the API) wait up to about this long.
  */
 const BULK_TRANSACTION_MS = 1000;
 /** Accepted records from which an import ends with leaks.afterLargeLoad() (VACUUM ANALYZE on PostgreSQL). */

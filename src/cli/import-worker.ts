@@ -7,24 +7,19 @@ import { BatchBuilder } from './reader-batch.js';
 
 /**
  * The import's second core: reads, parses and normalises a file, handing batches of results to
- * the main thread, which only writes them. At most MAX_IN_FLIGHT batches wait: memory stays flat.
- * Twenty lets this thread prepare the whole of the next 10,000-record bulk batch while the main
- * thread writes one, and be ahead still when it is done: with eight, each thread waited on the
- * other for a fifth of a bulk load of the bench corpus (20 s of one core per 1,000,000 records).
- * The peak RSS of that load with the CLI's heap limits stays near 230 MB.
+ * the main thread, which only writes them. At most MAX_IN_FLIGHT batches wait, so memory stays flat;
+ * twenty let this thread prepare the whole of the next 10,000-record bulk batch while the main
+ * thread writes one (with fewer, each thread waited on the other).
  *
  * The thread reads one file per `read` job and then waits for the next: an import of several files
- * in one process reuses it, compiled code and all (a new thread spent its first 20,000 records
- * at about 24 us each instead of 15 us, before the compiler had caught up).
+ * in one process reuses it, its code already compiled.
  */
 const MAX_IN_FLIGHT = 20;
 const BATCH = 1000;
 /**
  * Bytes of input the batches waiting may have been read from, and that one batch may hold: with
- * large records (an `extra` of 50 values of 2,048 characters is about 100 KB), counting records
- * alone would let gigabytes wait. Ordinary records (under 1 KB) never reach these. A 300 MB file of
- * 100 KB records imports through the CLI with a peak RSS of 231 MB (256 MB with twice these and
- * twice the writer's MAX_BATCH_BYTES).
+ * large records (100 KB of `extra`), counting records alone would let gigabytes wait. Ordinary
+ * records (under 1 KB) never reach these.
  */
 const MAX_IN_FLIGHT_BYTES = 8 * 1024 * 1024;
 const BATCH_BYTES = 1024 * 1024;

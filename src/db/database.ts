@@ -100,7 +100,7 @@ export const isBusy = (err: unknown) => err instanceof SQLite.SqliteError && (er
 /**
  * How long opening a database waits to put its write-ahead log back while another process holds
  * it: a bulk load's rebuild (see bulk-load.ts) holds it for one index build at a time, which takes
- * longer than the busy timeout on a large corpus (on 1M records, the full-text step alone takes 2-3 s).
+ * longer than the busy timeout on a large corpus.
  */
 export const WAL_WAIT_MS = 10 * 60_000;
 

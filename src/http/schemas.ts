@@ -8,9 +8,8 @@ export const Uuid = (description: string) => Type.String({ format: 'uuid', descr
 export const Timestamp = (description: string) => Type.String({ format: 'date-time', description });
 /**
  * The schema or null. A scalar becomes one schema with a type list (`{type: ["string", "null"]}`):
- * responses are serialised without trying each alternative of an anyOf through the validator, which
- * was about 4% of a PostgreSQL domain search's CPU in a profile (a page of 50 leak records). Objects
- * and the rest stay an anyOf.
+ * responses are serialised without trying each alternative of an anyOf through the validator (a
+ * visible cost on a page of leak records). Objects and the rest stay an anyOf.
  */
 export const Nullable = <T extends TSchema>(schema: T, description?: string): TUnsafe<Static<T> | null> => {
   const type = (schema as { type?: unknown }).type;

@@ -1,6 +1,6 @@
 /**
  * Who a request is by, remembered between requests so that a search does not pay a second database
- * round trip to learn that its user is still active (15% of a PostgreSQL domain search's CPU, A/B).
+ * round trip to learn that its user is still active.
  *
  * A remembered principal is only as old as the last change to users or organizations: whoever
  * commits such a change calls `changed()`, which forgets every principal in this process and, through

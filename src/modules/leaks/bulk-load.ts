@@ -38,11 +38,7 @@ function setAside(raw: SQLite.Database): Array<{ type: 'index' | 'trigger'; name
 
 /** FTS5's own default for `hashsize`, in bytes. */
 const FTS5_DEFAULT_HASHSIZE = 1024 * 1024;
-/**
- * `hashsize` while a bulk load's records are indexed: bench corpus, full-text step 2.6 s -> 1.8 s
- * with peak RSS unchanged (the load itself peaks higher); 48 MiB gained little more and 64 MiB
- * took the import past 250 MB.
- */
+/** `hashsize` while a bulk load's records are indexed: faster full text, within the import's memory target (larger went past it). */
 const LOAD_FTS_HASHSIZE = 32 * 1024 * 1024;
 
 /** FTS5 takes configuration values written into the statement, not as parameters. */
@@ -58,20 +54,12 @@ const BACK_TO_WAL_MS = 60_000;
 
 /**
  * Runs `fn` with a rollback journal instead of the write-ahead log when this is the only connection
- * to the database, else (or for an in-memory database) as it is. Pages an index build writes are new,
- * so a rollback journal has nothing to keep of them, where the log holds a copy of each until a
- * checkpoint writes it again into the database: half the writes of a rebuild (bench corpus, the
- * rebuild with its final checkpoint: 6.9-8.1 s instead of 9.1-9.6 s, and 9.4 against 12.5 s on a slower
- * hour). Leaving the log takes every other connection's absence, and SQLite answers at once, without
- * waiting for the busy timeout: with a server's connection open, the rebuild runs in the log as
- * before. The log is back before this returns, whatever `fn` did. A process opening the database
- * meanwhile puts the log back itself (openSqlite), waiting for the statements running here to let
- * it (WAL_WAIT_MS: after the busy timeout alone, `threatmon serve` started during the bench
- * corpus's rebuild failed with "database is locked"), and the rest of the rebuild runs in the log.
- * Only the rebuild leaves the log, not the load before it: loading out of the log too was about 8%
- * faster (bench corpus, 19.4-20.0 s instead of 21.2-21.4 s), but a load holds a transaction nearly
- * all the time (BULK_TRANSACTION_MS), and a server starting meanwhile then failed with "database is
- * locked" (see the bulk-load tests).
+ * to the database, else (or for an in-memory database) as it is: the pages an index build writes
+ * are new, and the log would write each twice. The log is back before this returns, whatever `fn`
+ * did; a process opening the database meanwhile puts it back itself (openSqlite, waiting up to
+ * WAL_WAIT_MS), and the rest of the rebuild runs in the log. Only the rebuild leaves the log, not
+ * the load: a load holds a transaction nearly all the time, and a server starting meanwhile could
+ * not have put the log back (see the bulk-load tests).
  */
 function withRollbackJournal<T>(raw: SQLite.Database, fn: () => T): T {
   if (raw.pragma('journal_mode', { simple: true }) !== 'wal') return fn();
@@ -184,14 +172,10 @@ function rebuild(raw: SQLite.Database, load: BulkLoadRow, { now, onStep }: Rebui
     heartbeat(raw, now());
     onStep?.(step, Date.now() - started);
   };
-  // Let SQLite's sorter use a second thread while building indexes. It takes up to the page cache's
-  // size in memory per thread, so a small cache, with runs spilled to temporary files and merged,
-  // keeps the process's memory flat however large the corpus. Runs of 2 MiB also sort faster than
-  // runs of 16 MiB (bench corpus: the seven indexes in 3.7-4.1 s instead of 5.0-5.1, RSS unchanged;
-  // 32 MiB took 5.8-6.3 s and 300 MB). The full-text step keeps the small cache too: it appends
-  // new segments, and its pending terms (LOAD_FTS_HASHSIZE) on top of the load's 16 MiB cache took
-  // the bench corpus imported as one file to 242-254 MB; with 2 MiB 234-235 MB (3M records in one
-  // file: 238 MB instead of 249), no slower.
+  // Let SQLite's sorter use a second thread while building indexes. Each thread takes up to the page
+  // cache's size, so a small cache (runs spilled to temporary files and merged) keeps memory flat
+  // however large the corpus, and small runs sort faster too. The full-text step keeps the small
+  // cache: its pending terms come on top of it.
   const threads = raw.pragma('threads', { simple: true }) as number;
   const tempStore = raw.pragma('temp_store', { simple: true }) as number;
   const cacheSize = raw.pragma('cache_size', { simple: true }) as number;

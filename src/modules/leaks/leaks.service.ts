@@ -100,18 +100,9 @@ interface TransactionCounts {
 }
 
 const newTransactionCounts = (): TransactionCounts => ({ corpus: new Map(), domains: new Map(), records: 0 });
-/**
- * Pages of write-ahead log (256 MiB of 4 KiB pages) after which a bulk load checkpoints, instead of
- * SQLite's 1,000. Writing 100,000 bench records with no reader: 28.5 us a record with 1,000 pages,
- * 25.8 with 16,384, 24 with 65,536 (and 23.3 with no checkpoint at all, which lets the log grow
- * with the file).
- */
+/** Pages of write-ahead log (256 MiB) after which a bulk load checkpoints: SQLite's 1,000 checkpoint too often for a load. */
 const BULK_WAL_PAGES = 65_536;
-/**
- * SQLite page cache (KiB) of a plain (not bulk) CLI import, instead of the 64 MiB a server keeps:
- * the bench corpus, imported plain, peaked at 250 MB with 64 MiB and at 214 MB with 32 MiB, in
- * 128.6 and 133.6 s against 128.5 s.
- */
+/** SQLite page cache (KiB) of a plain CLI import: half a server's, which keeps the import under its memory target at the same speed. */
 const PLAIN_IMPORT_CACHE_KIB = 32 * 1024;
 /**
  * A process taking part in a bulk load that showed it was alive this recently (each commit, about
@@ -180,13 +171,10 @@ export function presentSource(r: SourceRow): LeakSourceOut {
 const pgIso = (column: string) => sql.raw(`to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`);
 
 /**
- * A leak record as the JSON text of LeakRecordSchema, built by the database: a page of records
- * reaches the response without being decoded into objects and encoded again. A domain search on
- * PostgreSQL (1M records, 16 connections): 0.51 ms of the API's CPU a request instead of 0.80, for
- * 0.16 ms more of the database's, and a fifth more requests/s. Timestamps as toISOString() writes
- * them (PostgreSQL's MS truncates, as pgTimestampToIso does); SQLite stores them so already.
- * test/modules/leak-record-json.test.ts holds the text to the schema, field by field. Built once:
- * every search selects it.
+ * A leak record as the JSON text of LeakRecordSchema, built by the database, so that a page of
+ * records reaches the response without being decoded and encoded again (the search's largest cost).
+ * Timestamps as toISOString() writes them; test/modules/leak-record-json.test.ts holds the text to
+ * the schema, field by field.
  */
 const RECORD_JSON: Record<Dialect, RawBuilder<string>> = {
   postgres: sql<string>`(select row_to_json(o)::text from (select leak_records.id,
@@ -430,12 +418,9 @@ export class LeaksService {
     let processed = 0;
     let processedBytes = 0;
     let committed = 0;
-    // Batches start at BATCH_SIZE and double up to batchSize: a large-batch import (the CLI's bulk
-    // load) starts writing after its first thousand records, not after the first ten thousand,
-    // while its reader thread prepares the next ones. And a batch of at least BATCH_SIZE is written
-    // as soon as the reader has no more ready (`pause`), so that neither thread waits for the
-    // other: when both go at the same speed, waiting to fill a doubled batch left this thread idle
-    // for a sixth of a bulk load of the bench corpus (15% of its time; import 51.5-59.6 s -> 45.7-52.2 s).
+    // Batches start at BATCH_SIZE and double up to batchSize, so a bulk load starts writing early;
+    // and one of at least BATCH_SIZE is written as soon as the reader has no more ready (`pause`),
+    // so that neither thread waits for the other.
     let limit = Math.min(batchSize, BATCH_SIZE);
     let batchBytes = 0;
     // The open transaction, when it was opened, and what it holds that is not committed yet: the
@@ -477,12 +462,9 @@ export class LeaksService {
       this.deps.metrics.ingested.inc({ outcome: 'processed' }, written.records);
       written.records = 0;
       onBatch?.(report, written.processed, written.bytes);
-      // The event loop turns after each commit (each batch, or about every second for the CLI's
-      // bulk load): a timer, a signal (the CLI's Ctrl-C) or another request gets its turn. Fed by a
-      // reader thread that keeps ahead, an import otherwise went from message to batch to message
-      // in one unbroken run of promise callbacks to its end. Turning after every batch instead, the
-      // bench corpus's bulk load spent 18.0-19.1 s loading instead of 14.7-16.2 (likely because the
-      // reader's batches then arrive one at a time, which makes more of the writer's batches small).
+      // The event loop turns after each commit, so a timer, a signal (Ctrl-C) or another request
+      // gets its turn: fed by a reader that keeps ahead, an import never yields otherwise. Once per
+      // commit, not per batch: yielding more often made a bulk load's batches smaller and slower.
       await yieldToEventLoop();
     };
     const flush = async () => {
@@ -551,8 +533,8 @@ export class LeaksService {
 
   /**
    * The counters of the open transaction's batches: added up batch by batch, then written once when
-   * it commits. A bulk load's transaction holds several batches, and the per-domain counts alone were
-   * about 1,800 upserts a batch of 10,000 records of the bench corpus (a twentieth of the writing).
+   * it commits: a bulk load's transaction holds several batches, and the per-domain upserts of each
+   * batch were a visible share of its writing.
    */
   private async writeCounts(trx: Kysely<DB>, source: SourceRow, counts: TransactionCounts) {
     await this.bumpCounters(trx, counts.corpus);
@@ -690,9 +672,8 @@ export class LeaksService {
   /**
    * The end of this process's part in a bulk load (`import-leaks --bulk`): it rebuilds what the
    * load set aside, unless another import is still loading into it, which then rebuilds when it
-   * ends. Two halves of the bench corpus imported side by side took 23 s and 74 s when the first to
-   * end rebuilt: the rest of the other then went the slow way, with every index kept up to date.
-   * `onRebuild` is called before a rebuild begins, `onStep` after each of its steps.
+   * ends (rebuilt by the first to end, the rest of the other would load with every index kept up
+   * to date, several times slower). `onRebuild` is called before a rebuild begins, `onStep` after each of its steps.
    */
   endBulkLoad(onStep?: (step: string, ms: number) => void, onRebuild?: () => void): 'rebuilt' | 'left to another import' | 'none' {
     const raw = this.deps.database.sqlite;
@@ -719,9 +700,8 @@ export class LeaksService {
 
   /**
    * At start-up (`threatmon serve`): finishes a bulk load whose processes are gone (killed, or
-   * silent for BULK_LOAD_ALIVE_MS; see liveBulkLoaders), and leaves one in progress to its imports. A
-   * server that finished a load still running made the rest of it go the slow way, with every index
-   * kept up to date (bench corpus, a server started 5 s in: 110.6 s instead of about 21 s).
+   * silent for BULK_LOAD_ALIVE_MS; see liveBulkLoaders), and leaves one in progress to its imports:
+   * finishing a live load would make the rest of it load with every index kept up to date.
    */
   finishInterruptedBulkLoad(onStep?: (step: string, ms: number) => void): 'finished' | 'in progress' | 'none' {
     const raw = this.deps.database.sqlite;
@@ -813,9 +793,8 @@ export class LeaksService {
 
   /**
    * PostgreSQL: each prefix term (`jam*`) with the words of the records that start with it (james,
-   * jamie), from leak_words. GIN gathers every word of a prefix into a bitmap of its own before it
-   * intersects: robins* jam* on 1M records took 29 ms, and spelled out as its 16 words 9 ms. A
-   * prefix of more than MAX_PREFIX_COMPLETIONS words, or of other than a-z and 0-9 (which the
+   * jamie), from leak_words: GIN gathers every word of a prefix into a bitmap of its own before it
+   * intersects, so the words spelled out intersect several times faster. A prefix of more than MAX_PREFIX_COMPLETIONS words, or of other than a-z and 0-9 (which the
    * database may fold otherwise than JavaScript), runs as a prefix. SQLite gains nothing from this
    * (its FTS5 index lists its words only by reading their postings, as the prefix does): the
    * terms stay as they are.
