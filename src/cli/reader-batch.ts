@@ -1,4 +1,4 @@
-import type { NormalisedRecord, RecordResult } from '../domain/leak-record.js';
+import { type NormalisedRecord, STORED_FIELDS, type RecordResult } from '../domain/leak-record.js';
 import type { FieldError } from '../http/errors.js';
 
 /**
@@ -8,28 +8,8 @@ import type { FieldError } from '../http/errors.js';
  * one buffer for the batch, of which the writer binds a view instead of making a Buffer per key.
  */
 
-/** A record's fields, in the order they travel. */
-const FIELDS = [
-  'email',
-  'username',
-  'username_lower',
-  'domain',
-  'domain_rev',
-  'ip',
-  'ip_key',
-  'phone',
-  'full_name',
-  'password_sha1',
-  'password_masked',
-  'extra',
-  'leaked_at',
-  'fingerprint',
-  'search_text',
-] as const satisfies ReadonlyArray<keyof NormalisedRecord>;
-
-// Every field of a record travels (the key in `keys`): this fails to compile when one is added to NormalisedRecord only.
-const everyField: Exclude<keyof NormalisedRecord, (typeof FIELDS)[number] | 'key'> extends never ? true : never = true;
-void everyField;
+/** A record's fields, in the order they travel (the order they are stored). */
+const FIELDS = STORED_FIELDS;
 
 const WIDTH = FIELDS.length;
 /** Bytes of a stored record key (see recordKey). */

@@ -32,6 +32,33 @@ export interface NormalisedRecord {
   search_text: string;
 }
 
+/**
+ * The stored fields of a record, in the order they are stored and travel: the one list the insert
+ * (leaks.repository.ts) and the import's reader thread (cli/reader-batch.ts) derive from. Its
+ * `fingerprint` is stored as the record's key (recordKey).
+ */
+export const STORED_FIELDS = [
+  'email',
+  'username',
+  'username_lower',
+  'domain',
+  'domain_rev',
+  'ip',
+  'ip_key',
+  'phone',
+  'full_name',
+  'password_sha1',
+  'password_masked',
+  'extra',
+  'leaked_at',
+  'fingerprint',
+  'search_text',
+] as const satisfies ReadonlyArray<keyof NormalisedRecord>;
+
+// Every field of a record is stored (the key stands for the fingerprint): this fails to compile when one is added to NormalisedRecord only.
+const everyField: Exclude<keyof NormalisedRecord, (typeof STORED_FIELDS)[number] | 'key'> extends never ? true : never = true;
+void everyField;
+
 export type RecordResult = { ok: true; record: NormalisedRecord } | { ok: false; errors: FieldError[] };
 
 /** First and last character kept, one `*` per character between; `****` below 4 characters. */

@@ -20,16 +20,8 @@ import {
   IocSchema,
   StatsSchema,
 } from './incidents.schemas.js';
-import {
-  commentListing,
-  correlationListing,
-  eventListing,
-  type IncidentsService,
-  incidentListing,
-  iocListing,
-  presentIncident,
-  presentIoc,
-} from './incidents.service.js';
+import { commentListing, correlationListing, eventListing, incidentListing, iocListing, presentIncident, presentIoc } from './incidents.lists.js';
+import type { IncidentsService } from './incidents.service.js';
 
 const tags = ['incidents'];
 const IocParams = Type.Object({ id: Uuid('Incident id.'), iocId: Uuid('IOC id.') });

@@ -6,7 +6,7 @@ import { assertIfMatch, etagOf, notModified } from '../../http/etag.js';
 import { AppError, validation } from '../../http/errors.js';
 import { envelope, PageSchema, sendJson, sendJsonPage } from '../../http/listing.js';
 import { errorResponses, IdParams, isUuid } from '../../http/schemas.js';
-import { leakSearch, SavedQuerySchema } from './leaks.search.js';
+import { leakSearch, SavedQuerySchema } from './leaks.search.repository.js';
 import { IngestResultSchema, LeakRecordSchema, LeakSourceCreateSchema, LeakSourcePatchSchema, LeakSourceSchema, SavedSearchSchema, StatsSchema } from './leaks.schemas.js';
 import { type LeaksService, presentSource, savedSearchListing, sourceListing } from './leaks.service.js';
 import { ndjsonItems } from './ndjson.js';

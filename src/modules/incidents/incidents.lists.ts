@@ -1,0 +1,130 @@
+import { escapeLike, Listing } from '../../http/listing.js';
+import { isUuid } from '../../http/schemas.js';
+import { AppError } from '../../http/errors.js';
+import type { IncidentRow, IocRow } from './incidents.repository.js';
+import { type IncidentOut, type IocOut, SEVERITIES, type Severity, STATUSES, type Status, TLPS, type Tlp } from './incidents.schemas.js';
+import { IOC_TYPES, type IocType, normaliseIoc } from '../../domain/ioc.js';
+
+/** The incidents module's lists (filters, search, ordering of each) and how its rows are presented. */
+
+export function presentIncident(r: IncidentRow): IncidentOut {
+  return {
+    id: r.id,
+    title: r.title,
+    description: r.description,
+    status: r.status as Status,
+    severity: r.severity as Severity,
+    tlp: r.tlp as Tlp,
+    tags: JSON.parse(r.tags) as string[],
+    assignee: r.assignee_id,
+    source_alert: r.source_alert_id,
+    ioc_count: r.ioc_count,
+    created_by: r.created_by,
+    created_at: r.created_at,
+    updated_at: r.updated_at,
+    resolved_at: r.resolved_at,
+    closed_at: r.closed_at,
+  };
+}
+
+export function presentIoc(r: IocRow): IocOut {
+  return {
+    id: r.id,
+    incident: r.incident_id,
+    type: r.type as IocType,
+    value: r.value,
+    description: r.description,
+    tlp: r.tlp as Tlp,
+    tags: JSON.parse(r.tags) as string[],
+    first_seen: r.first_seen,
+    last_seen: r.last_seen,
+    created_by: r.created_by,
+    created_at: r.created_at,
+  };
+}
+
+const tagFilter = (qb: any, value: unknown) => qb.where('tags', 'like', `%${escapeLike(JSON.stringify(String(value)))}%`);
+
+export const incidentListing = new Listing({
+  filters: {
+    status: { kind: 'enum', column: 'status', values: STATUSES, description: 'Only these statuses.' },
+    severity: { kind: 'enum', column: 'severity', values: SEVERITIES, description: 'Only these severities.' },
+    tlp: { kind: 'enum', column: 'tlp', values: TLPS, description: 'Only these TLP markings.' },
+    assignee: {
+      kind: 'custom',
+      schema: { type: 'string', description: 'A user id, `me` (the caller) or `none` (unassigned).' } as never,
+      apply: (qb, value, ctx) => {
+        const v = String(value);
+        if (v === 'none') return qb.where('assignee_id', 'is', null);
+        if (v === 'me') return qb.where('assignee_id', '=', ctx.userId ?? '');
+        if (!isUuid(v)) {
+          throw new AppError('invalid_query', 400, 'assignee: must be a user id, me or none', { errors: [{ field: 'assignee', message: 'must be a user id, me or none' }] });
+        }
+        return qb.where('assignee_id', '=', v.toLowerCase());
+      },
+    },
+    tag: { kind: 'custom', schema: { type: 'string', maxLength: 100, description: 'Only incidents carrying this tag (exact).' } as never, apply: tagFilter },
+  },
+  search: ['title', 'description'],
+  ordering: { created_at: 'created_at', updated_at: 'updated_at', severity: 'severity_rank', status: 'status', title: 'title' },
+  idColumn: 'id',
+  createdColumn: 'created_at',
+  updatedColumn: 'updated_at',
+});
+
+export const iocListing = new Listing({
+  filters: {
+    type: { kind: 'enum', column: 'type', values: IOC_TYPES, description: 'Only these IOC types.' },
+    tlp: { kind: 'enum', column: 'tlp', values: TLPS, description: 'Only these TLP markings.' },
+    tag: { kind: 'custom', schema: { type: 'string', maxLength: 100, description: 'Only IOCs carrying this tag (exact).' } as never, apply: tagFilter },
+  },
+  search: ['value', 'description'],
+  ordering: { created_at: 'created_at', type: 'type', value: 'value' },
+  idColumn: 'id',
+  createdColumn: 'created_at',
+  updatedColumn: 'updated_at',
+});
+
+export const correlationListing = new Listing({
+  filters: {
+    type: { kind: 'enum', column: 'iocs.type', values: IOC_TYPES, description: 'Only these IOC types.' },
+    value: {
+      kind: 'custom',
+      schema: { type: 'string', maxLength: 4096, description: 'Exact value after normalising (defanged input accepted); with `type`, normalised as that type.' } as never,
+      apply: (qb, value) => {
+        const raw = String(value);
+        const candidates = new Set<string>();
+        for (const t of IOC_TYPES) {
+          const n = normaliseIoc(t, raw);
+          if (n.ok) candidates.add(n.value);
+        }
+        return candidates.size ? qb.where('iocs.value', 'in', [...candidates]) : qb.where('iocs.value', '=', raw);
+      },
+    },
+    incident_status: { kind: 'enum', column: 'incidents.status', values: STATUSES, description: 'Only IOCs of incidents in these statuses.' },
+  },
+  search: ['iocs.value', 'iocs.description'],
+  ordering: { created_at: 'iocs.created_at', value: 'iocs.value', type: 'iocs.type' },
+  idColumn: 'iocs.id',
+  createdColumn: 'iocs.created_at',
+});
+
+export const eventListing = new Listing({
+  filters: { kind: { kind: 'enum', column: 'kind', values: ['created', 'updated', 'ioc_added', 'ioc_removed', 'comment_added', 'alert_merged'], description: 'Only these kinds.' } },
+  ordering: { created_at: 'created_at' },
+  idColumn: 'id',
+  createdColumn: 'created_at',
+});
+
+export const commentListing = new Listing({
+  search: ['body'],
+  ordering: { created_at: 'created_at' },
+  idColumn: 'id',
+  createdColumn: 'created_at',
+});
+
+export function presentComment(r: { id: string; author_id: string | null; body: string; created_at: string }) {
+  return { id: r.id, author: r.author_id, body: r.body, created_at: r.created_at };
+}
+
+/** TypeBox's errors in the shape of the API's field errors (its unknown-property errors come as `boolean`). */

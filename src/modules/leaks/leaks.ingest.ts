@@ -1,0 +1,271 @@
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
+import type { ControlledTransaction, Kysely } from 'kysely';
+import type { DB } from '../../db/schema.js';
+import type { AppDeps } from '../../deps.js';
+import type { NormalisedRecord, RecordResult } from '../../domain/leak-record.js';
+import { AppError, type FieldError } from '../../http/errors.js';
+import type { AuditLog } from '../audit/audit.repository.js';
+import type { Principal } from '../auth/principal.js';
+import type { AppHookRegistry, InsertedRecord } from '../hooks.js';
+import { counterDeltas, domainDeltas, newTransactionCounts, type TransactionCounts } from './leaks.counters.js';
+import type { LeaksRepository, SourceRow } from './leaks.repository.js';
+import { recordResult } from './ndjson-lines.js';
+
+/**
+ * One record to ingest: raw (`value`), or already normalised elsewhere (`result`, e.g. by the CLI's
+ * reader thread, with the `bytes` of input it was read from; a `key` in it must be this source's).
+ */
+export type IngestItem =
+  | { index: number; value: unknown; result?: undefined; bytes?: undefined; pause?: undefined }
+  | {
+      index: number;
+      result: RecordResult;
+      value?: undefined;
+      bytes?: number;
+      /**
+       * The last item its producer has ready (the CLI's reader thread, between batches): the batch
+       * is written now, if it holds BATCH_SIZE records, rather than after waiting for more.
+       */
+      pause?: boolean;
+    };
+
+/**
+ * A batch is written once it holds this many bytes of input, however few records that is: memory
+ * stays flat when records are large (an `extra` may hold 50 values of 2,048 characters).
+ */
+export const MAX_BATCH_BYTES = 4 * 1024 * 1024;
+
+/** How ingest() writes: the defaults suit an API request; the CLI's bulk load asks for more. */
+export interface IngestOptions {
+  /** After each commit: the records processed so far, and the input bytes they came from (items' `bytes`). */
+  onBatch?: (report: IngestReport, processed: number, processedBytes: number) => void;
+  /** The largest batch: batches start at BATCH_SIZE and double up to it. */
+  batchSize?: number;
+  /**
+   * How long a transaction stays open for more batches: the first batch written after this many
+   * milliseconds commits it. 0 (the default): every batch is its own transaction. An open
+   * transaction holds the database connection while the next items arrive, so more than 0 is for
+   * a process that does nothing else meanwhile: the CLI's bulk load (see BULK_TRANSACTION_MS).
+   */
+  transactionMs?: number;
+}
+
+export interface IngestReport {
+  accepted: number;
+  duplicates: number;
+  rejected: Array<{ index: number; errors: FieldError[] }>;
+  /** Rejections beyond MAX_REPORTED_REJECTIONS, counted but not listed. */
+  rejected_not_listed?: number;
+  alerts_raised: number;
+  exposures_found: number;
+}
+
+export const BATCH_SIZE = 1000;
+
+/** An ingest's report with how many items it had taken (stored, duplicate or rejected) when it stopped. */
+export type IngestProgress = IngestReport & { processed: number };
+
+/**
+ * The items of an ingest failed part-way (a file that cannot be read on, a stream cut off): every
+ * item read before the failure is stored, and `progress` says how many. An AppError from the items
+ * (413 past a stream's limit) stays an AppError, with the progress in its detail and body instead.
+ */
+export class IngestCutOff extends Error {
+  constructor(
+    override readonly cause: unknown,
+    readonly progress: IngestProgress,
+  ) {
+    super(cause instanceof Error ? cause.message : String(cause));
+    this.name = 'IngestCutOff';
+  }
+}
+
+export const MAX_REPORTED_REJECTIONS = 10_000;
+
+/**
+ * Ingestion: records in batches, each stored with its counters and with what the leaks.ingested
+ * hooks raise for it, in one transaction.
+ */
+export class LeakIngest {
+  constructor(
+    private readonly deps: Pick<AppDeps, 'database' | 'clock' | 'metrics'>,
+    private readonly repo: LeaksRepository,
+    private readonly audit: AuditLog,
+    private readonly hooks: AppHookRegistry,
+    private readonly sources: { get(id: string): Promise<SourceRow> },
+    /** A bulk load in progress shows it is alive with each commit. */
+    private readonly bulk: { heartbeat(): void },
+  ) {}
+
+  private get db() {
+    return this.deps.database.db;
+  }
+
+  private now() {
+    return this.deps.clock().toISOString();
+  }
+
+  /**
+   * Ingests records from any (async) iterable, in batches of BATCH_SIZE, each written with its
+   * counters and what the ingest hooks raise, and committed (see `transactionMs`). Re-ingesting the
+   * same records adds nothing. A failure leaves the committed batches in place and says how far it got.
+   */
+  async ingest(
+    sourceId: string,
+    items: AsyncIterable<IngestItem> | Iterable<IngestItem>,
+    actor: { p: Principal | null; ip: string | null },
+    { onBatch, batchSize = BATCH_SIZE, transactionMs = 0 }: IngestOptions = {},
+  ): Promise<IngestReport> {
+    const source = await this.sources.get(sourceId);
+    const report: IngestReport = { accepted: 0, duplicates: 0, rejected: [], alerts_raised: 0, exposures_found: 0 };
+    let batch: NormalisedRecord[] = [];
+    let processed = 0;
+    let processedBytes = 0;
+    let committed = 0;
+    // Batches start at BATCH_SIZE and double up to batchSize, so a bulk load starts writing early;
+    // and one of at least BATCH_SIZE is written as soon as the reader has no more ready (`pause`),
+    // so that neither thread waits for the other.
+    let limit = Math.min(batchSize, BATCH_SIZE);
+    let batchBytes = 0;
+    // The open transaction, when it was opened, and what it holds that is not committed yet: the
+    // items processed up to its last batch, their input bytes, and its valid records.
+    let trx: ControlledTransaction<DB> | null = null;
+    let openedAt = 0;
+    const written = { processed: 0, bytes: 0, records: 0 };
+    // The counter changes of the open transaction's batches, written once as it commits.
+    let counts = newTransactionCounts();
+    // The report's figures as of the last commit: what a failure reports.
+    const figures = () => ({ accepted: report.accepted, duplicates: report.duplicates, alerts_raised: report.alerts_raised, exposures_found: report.exposures_found });
+    let atCommit = figures();
+    const progressDetail = (n: number) => `Ingestion stopped after ${n} records (${report.accepted} accepted); every record before that is stored. Re-send the rest: duplicates are skipped.`;
+    /** What stoppedBy() made: a failure of the ingest itself, not of its items. */
+    let stopped: AppError | null = null;
+    /** Undoes what the open transaction holds, in the database and in the report, and says how far the ingest got. */
+    const stoppedBy = async (err: unknown): Promise<AppError> => {
+      if (trx) await trx.rollback().execute().catch(() => undefined);
+      trx = null;
+      counts = newTransactionCounts();
+      Object.assign(report, atCommit);
+      stopped = new AppError('unavailable', 503, progressDetail(committed), { body: { ...report, processed: committed } });
+      // Logged (with the request id) by the error handler; never shown to the client.
+      stopped.cause = err;
+      return stopped;
+    };
+    const commit = async () => {
+      if (!trx) return;
+      try {
+        await this.writeCounts(trx, source, counts);
+        await trx.commit().execute();
+      } catch (err) {
+        throw await stoppedBy(err);
+      }
+      trx = null;
+      counts = newTransactionCounts();
+      committed = written.processed;
+      atCommit = figures();
+      this.deps.metrics.ingested.inc({ outcome: 'processed' }, written.records);
+      written.records = 0;
+      onBatch?.(report, written.processed, written.bytes);
+      // The event loop turns after each commit, so a timer, a signal (Ctrl-C) or another request
+      // gets its turn: fed by a reader that keeps ahead, an import never yields otherwise. Once per
+      // commit, not per batch: yielding more often made a bulk load's batches smaller and slower.
+      await yieldToEventLoop();
+    };
+    const flush = async () => {
+      if (batch.length === 0) return;
+      const records = batch;
+      batch = [];
+      batchBytes = 0;
+      try {
+        if (!trx) {
+          trx = await this.db.startTransaction().execute();
+          openedAt = this.deps.clock().getTime();
+        }
+        await this.storeBatch(trx, source, records, report, counts);
+      } catch (err) {
+        throw await stoppedBy(err);
+      }
+      written.processed = processed;
+      written.bytes = processedBytes;
+      written.records += records.length;
+      if (this.deps.clock().getTime() - openedAt >= transactionMs) await commit();
+    };
+    try {
+      for await (const { index, value, result, bytes, pause } of items) {
+        processed++;
+        processedBytes += bytes ?? 0;
+        const r = result ?? recordResult(value);
+        if (!r.ok) {
+          if (report.rejected.length < MAX_REPORTED_REJECTIONS) report.rejected.push({ index, errors: r.errors });
+          else report.rejected_not_listed = (report.rejected_not_listed ?? 0) + 1;
+        } else {
+          batch.push(r.record);
+          batchBytes += bytes ?? 0;
+        }
+        if (batch.length >= limit || batchBytes >= MAX_BATCH_BYTES || (pause && batch.length >= BATCH_SIZE)) {
+          await flush();
+          limit = Math.min(batchSize, limit * 2);
+        }
+      }
+      await flush();
+    } catch (err) {
+      if (err === stopped) throw err;
+      // The items failed part-way (a stream cut off or past its limit, a file that cannot be read
+      // on): what was read before is stored too, as it would have been had the items ended there,
+      // and the error says how far the ingest got (committed below, as every ingest's last batches are).
+      await flush();
+      const progress: IngestProgress = { ...report, processed };
+      if (err instanceof AppError) throw new AppError(err.code, err.status, `${err.detail} ${progressDetail(processed)}`, { ...err.extra, body: { ...err.extra.body, ...progress } });
+      throw new IngestCutOff(err, progress);
+    } finally {
+      // The batches written in the open transaction are kept, as they would have been had each
+      // been committed on its own.
+      await commit();
+    }
+    committed = processed;
+    onBatch?.(report, processed, processedBytes);
+    this.deps.metrics.ingested.inc({ outcome: 'accepted' }, report.accepted);
+    this.deps.metrics.ingested.inc({ outcome: 'rejected' }, report.rejected.length);
+    await this.audit.recordAs(this.db, actor, {
+      action: 'leak_records.ingested',
+      targetType: 'leak_source',
+      targetId: source.id,
+      changes: { accepted: report.accepted, duplicates: report.duplicates, rejected: report.rejected.length },
+    });
+    return report;
+  }
+
+  /**
+   * The counters of the open transaction's batches: added up batch by batch, then written once when
+   * it commits: a bulk load's transaction holds several batches, and the per-domain upserts of each
+   * batch were a visible share of its writing.
+   */
+  private async writeCounts(trx: Kysely<DB>, source: SourceRow, counts: TransactionCounts) {
+    await this.repo.bumpCounters(trx, counts.corpus);
+    await this.repo.bumpCounters(trx, counts.domains, 'leak_domain_counts');
+    if (counts.records) await this.repo.addToRecordCount(trx, source.id, counts.records);
+    // A bulk load shows it is alive with each commit (the same connection: in this transaction).
+    this.bulk.heartbeat();
+  }
+
+  /** Writes a batch in `trx` with what the ingest hooks raise, adding its counter changes to `counts` (see writeCounts). */
+  private async storeBatch(trx: Kysely<DB>, source: SourceRow, records: NormalisedRecord[], report: IngestReport, counts: TransactionCounts) {
+    const { inserted, insertedIds } = await this.repo.insertRecords(trx, source.id, records, this.now());
+    counterDeltas(inserted, source.breach_date, 1, counts.corpus);
+    domainDeltas(inserted, 1, counts.domains);
+    counts.records += inserted.length;
+    let alerts = 0;
+    let exposures = 0;
+    const ingestHooks = this.hooks.of('leaks.ingested');
+    const forHooks: InsertedRecord[] = ingestHooks.length ? inserted.map((r, i) => ({ ...r, id: insertedIds[i] as string, source_id: source.id })) : [];
+    for (const hook of ingestHooks) {
+      const r = await hook(trx, forHooks, { id: source.id, name: source.name });
+      alerts += r.alerts;
+      exposures += r.exposures;
+    }
+    report.accepted += inserted.length;
+    report.duplicates += records.length - inserted.length;
+    report.alerts_raised += alerts;
+    report.exposures_found += exposures;
+  }
+}

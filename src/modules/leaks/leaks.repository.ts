@@ -1,0 +1,307 @@
+import { randomBytes, randomInt } from 'node:crypto';
+import { type Insertable, type Kysely, type QueryCreator, type RawBuilder, type Selectable, sql } from 'kysely';
+import type { Database, Dialect } from '../../db/database.js';
+import type { DB, LeakRecordsTable, LeakSourcesTable } from '../../db/schema.js';
+import { type NormalisedRecord, STORED_FIELDS, recordKey } from '../../domain/leak-record.js';
+
+export type SourceRow = Selectable<LeakSourcesTable>;
+export type SavedSearchRow = Selectable<DB['saved_searches']>;
+/** A record as found by a search: its id and its JSON text (see RECORD_JSON). */
+export type RecordRow = { id: string; json: string };
+
+/** A PostgreSQL timestamp column as toISOString() writes it (MS truncates, as pgTimestampToIso does). */
+const pgIso = (column: string) => sql.raw(`to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`);
+
+/**
+ * A leak record as the JSON text of LeakRecordSchema, built by the database, so that a page of
+ * records reaches the response without being decoded and encoded again (the search's largest cost).
+ * Timestamps as toISOString() writes them; test/modules/leak-record-json.test.ts holds the text to
+ * the schema, field by field.
+ */
+const RECORD_JSON: Record<Dialect, RawBuilder<string>> = {
+  postgres: sql<string>`(select row_to_json(o)::text from (select leak_records.id,
+      (select row_to_json(s) from (select leak_records.source_id as id, leak_sources.name) as s) as source,
+      leak_records.email, leak_records.username, leak_records.domain, leak_records.ip, leak_records.phone,
+      leak_records.full_name, leak_records.password_masked, left(leak_records.password_sha1, 5) as password_sha1_prefix,
+      leak_records.password_sha1 is not null as has_password, leak_records.extra::json as extra,
+      ${pgIso('leak_records.leaked_at')} as leaked_at, ${pgIso('leak_records.created_at')} as created_at) as o)`,
+  sqlite: sql<string>`json_object('id', leak_records.id,
+    'source', json_object('id', leak_records.source_id, 'name', leak_sources.name),
+    'email', leak_records.email, 'username', leak_records.username, 'domain', leak_records.domain,
+    'ip', leak_records.ip, 'phone', leak_records.phone, 'full_name', leak_records.full_name,
+    'password_masked', leak_records.password_masked, 'password_sha1_prefix', substr(leak_records.password_sha1, 1, 5),
+    'has_password', json(case when leak_records.password_sha1 is null then 'false' else 'true' end),
+    'extra', json(leak_records.extra), 'leaked_at', leak_records.leaked_at, 'created_at', leak_records.created_at)`,
+};
+
+/** The columns of an inserted record: its id and source, its stored fields (STORED_FIELDS), when it was stored. */
+export const RECORD_COLUMNS = ['id', 'source_id', ...STORED_FIELDS, 'created_at'] as const;
+
+// Every column of the table is written, and no other: this fails to compile when a column is added on one side only.
+const sameColumns: [Exclude<keyof LeakRecordsTable, (typeof RECORD_COLUMNS)[number]>, Exclude<(typeof RECORD_COLUMNS)[number], keyof LeakRecordsTable>] extends [never, never] ? true : never = true;
+void sameColumns;
+
+/**
+ * A record's values in RECORD_COLUMNS order (extra as JSON text, its key for the fingerprint),
+ * spelled out rather than mapped over STORED_FIELDS: this runs for every record of a bulk load.
+ * test/modules/leak-records.test.ts holds it to RECORD_COLUMNS.
+ */
+export function recordValues(r: NormalisedRecord, id: string, sourceId: string, at: string) {
+  return [id, sourceId, r.email, r.username, r.username_lower, r.domain, r.domain_rev, r.ip, r.ip_key, r.phone, r.full_name, r.password_sha1, r.password_masked, JSON.stringify(r.extra), r.leaked_at, r.key ?? recordKey(sourceId, r.fingerprint), r.search_text, at];
+}
+
+/** A padded range answer (Add-Padding: true) holds this many lines at least and at most, as Have I Been Pwned's does. */
+const PADDED_MIN = 800;
+const PADDED_MAX = 1000;
+
+/** Every query of the leak corpus but the search's (leaks.search.repository.ts) and a bulk load's (leaks.bulk-load.repository.ts). */
+export class LeaksRepository {
+  private insertStatement?: import('better-sqlite3').Statement;
+  private readonly counterStatements = new Map<string, import('better-sqlite3').Statement>();
+
+  constructor(
+    private readonly database: Database,
+    private readonly newId: () => string,
+  ) {}
+
+  private get db() {
+    return this.database.db;
+  }
+
+  // --- sources ---
+
+  selectSources() {
+    return this.db.selectFrom('leak_sources').selectAll();
+  }
+
+  findSource(db: Kysely<DB>, id: string) {
+    return db.selectFrom('leak_sources').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+
+  findSourceByName(db: Kysely<DB>, name: string) {
+    return db.selectFrom('leak_sources').selectAll().where('name', '=', name).executeTakeFirst();
+  }
+
+  async sourceNameTaken(db: Kysely<DB>, name: string): Promise<boolean> {
+    return Boolean(await db.selectFrom('leak_sources').select('id').where('name', '=', name).executeTakeFirst());
+  }
+
+  async insertSource(db: Kysely<DB>, row: Insertable<LeakSourcesTable>): Promise<void> {
+    await db.insertInto('leak_sources').values(row).execute();
+  }
+
+  /** Changes a source and bumps its version (the ETag). */
+  async updateSource(db: Kysely<DB>, id: string, set: Record<string, unknown>): Promise<void> {
+    await db
+      .updateTable('leak_sources')
+      .set((eb) => ({ ...(set as object), version: eb('version', '+', 1) }))
+      .where('id', '=', id)
+      .execute();
+  }
+
+  async deleteSource(db: Kysely<DB>, id: string): Promise<void> {
+    await db.deleteFrom('leak_sources').where('id', '=', id).execute();
+  }
+
+  async addToRecordCount(db: Kysely<DB>, sourceId: string, n: number): Promise<void> {
+    await db
+      .updateTable('leak_sources')
+      .set((eb) => ({ record_count: eb('record_count', '+', n) }))
+      .where('id', '=', sourceId)
+      .execute();
+  }
+
+  /** Up to `limit` records of a source, with what their counters are made of: the next to delete. */
+  sourceRecords(db: Kysely<DB>, sourceId: string, limit: number) {
+    return db
+      .selectFrom('leak_records')
+      .select(['id', 'email', 'username', 'domain_rev', 'ip', 'phone', 'full_name', 'password_sha1', 'extra', 'leaked_at'])
+      .where('source_id', '=', sourceId)
+      .limit(limit)
+      .execute();
+  }
+
+  async deleteRecords(db: Kysely<DB>, ids: string[]): Promise<void> {
+    await db.deleteFrom('leak_records').where('id', 'in', ids).execute();
+  }
+
+  // --- records and counters ---
+
+  /**
+   * Inserts records of a source, skipping those already stored (same key); returns the new ones,
+   * with their ids, in order.
+   */
+  async insertRecords(trx: Kysely<DB>, sourceId: string, records: NormalisedRecord[], at: string): Promise<{ inserted: NormalisedRecord[]; insertedIds: string[] }> {
+    const inserted: NormalisedRecord[] = [];
+    const insertedIds: string[] = [];
+    const raw = this.database.sqlite;
+    if (raw) {
+      // SQLite: one prepared statement run per row inside the open transaction is several times
+      // faster than building multi-row inserts; `changes` says whether the row was new. The
+      // values are bound straight from the record, in RECORD_COLUMNS order, with no row object.
+      const insert = (this.insertStatement ??= raw.prepare(
+        `insert into leak_records (${RECORD_COLUMNS.join(', ')}) values (${RECORD_COLUMNS.map(() => '?').join(', ')}) on conflict (fingerprint) do nothing`,
+      ));
+      for (const r of records) {
+        const id = this.newId();
+        if (insert.run(recordValues(r, id, sourceId, at)).changes > 0) {
+          inserted.push(r);
+          insertedIds.push(id);
+        }
+      }
+    } else {
+      const ids = records.map(() => this.newId());
+      const rows = records.map((r, i) => Object.fromEntries(recordValues(r, ids[i] as string, sourceId, at).map((v, c) => [RECORD_COLUMNS[c], v])) as Insertable<LeakRecordsTable>);
+      const returnedIds = new Set<string>();
+      for (let i = 0; i < rows.length; i += 500) {
+        const returned = await trx
+          .insertInto('leak_records')
+          .values(rows.slice(i, i + 500))
+          .onConflict((oc) => oc.column('fingerprint').doNothing())
+          .returning('id')
+          .execute();
+        for (const { id } of returned) returnedIds.add(id);
+      }
+      records.forEach((r, i) => {
+        const id = ids[i] as string;
+        if (returnedIds.has(id)) {
+          inserted.push(r);
+          insertedIds.push(id);
+        }
+      });
+      if (inserted.length) await this.addWords(trx, inserted);
+    }
+    return { inserted, insertedIds };
+  }
+
+  /** Adds `deltas` to the corpus counters, or (domains) to the per-domain counts. */
+  async bumpCounters(trx: Kysely<DB>, deltas: Map<string, number>, table: 'leak_counters' | 'leak_domain_counts' = 'leak_counters') {
+    const raw = this.database.sqlite;
+    if (raw) {
+      let upsert = this.counterStatements.get(table);
+      if (!upsert) {
+        upsert = raw.prepare(`insert into ${table} (key, n) values (?, ?) on conflict (key) do update set n = ${table}.n + excluded.n`);
+        this.counterStatements.set(table, upsert);
+      }
+      for (const [key, n] of deltas) if (n !== 0) upsert.run(key, n);
+      return;
+    }
+    // PostgreSQL: one statement per 1,000 keys (a batch can touch hundreds of domains), keys in
+    // order so that concurrent ingests lock counter rows in the same order.
+    const values = [...deltas].filter(([, n]) => n !== 0).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([key, n]) => ({ key, n }));
+    for (let i = 0; i < values.length; i += 1000) {
+      await trx
+        .insertInto(table)
+        .values(values.slice(i, i + 1000))
+        .onConflict((oc) => oc.column('key').doUpdateSet((eb) => ({ n: eb(`${table}.n`, '+', eb.ref('excluded.n')) })))
+        .execute();
+    }
+  }
+
+  /**
+   * PostgreSQL: the full-text words of new records into leak_words (see migration 0008), each word
+   * of their search text tokenised by PostgreSQL itself, so that the words are exactly the lexemes
+   * of the records' tsvectors. In order, so that concurrent ingests lock them in the same order.
+   */
+  async addWords(trx: Kysely<DB>, records: NormalisedRecord[]) {
+    const words = new Set<string>();
+    for (const r of records) for (const w of r.search_text.split(' ')) if (w) words.add(w);
+    await sql`insert into leak_words (word)
+      select distinct lexeme from unnest(${[...words]}::text[]) as t(word)
+        cross join lateral unnest(tsvector_to_array(to_tsvector('simple', t.word))) as lexeme
+      order by 1 on conflict do nothing`.execute(trx);
+  }
+
+  async readCounters(): Promise<Map<string, number>> {
+    return new Map((await this.db.selectFrom('leak_counters').selectAll().execute()).map((c) => [c.key, Number(c.n)]));
+  }
+
+  /** The query of records as JSON text (see RECORD_JSON), on `from` (a CTE's query creator). */
+  recordsQuery(from: QueryCreator<DB> = this.db) {
+    return from
+      .selectFrom('leak_records')
+      .innerJoin('leak_sources', 'leak_sources.id', 'leak_records.source_id')
+      .select(['leak_records.id', RECORD_JSON[this.database.dialect].as('json')]);
+  }
+
+  async recordJson(id: string): Promise<string | undefined> {
+    const row = (await this.recordsQuery().where('leak_records.id', '=', id).executeTakeFirst()) as RecordRow | undefined;
+    return row?.json;
+  }
+
+  /**
+   * Have I Been Pwned range format: `SUFFIX:COUNT` lines for every password SHA-1 starting with
+   * `prefix`, in suffix order. `pad` (the Add-Padding request header): random suffixes with count 0
+   * are mixed in, in order, until the answer holds between PADDED_MIN and PADDED_MAX lines, so that
+   * its size does not tell an observer of the encrypted traffic how many hashes share the prefix.
+   */
+  async passwordRange(prefix: string, pad: boolean): Promise<string> {
+    const upper = prefix.toUpperCase();
+    const next = (parseInt(upper, 16) + 1).toString(16).toUpperCase().padStart(5, '0');
+    let q = this.db
+      .selectFrom('leak_records')
+      .select(['password_sha1', (eb) => eb.fn.countAll().as('n')])
+      .where('password_sha1', '>=', upper);
+    if (upper !== 'FFFFF') q = q.where('password_sha1', '<', next);
+    const rows = await q.groupBy('password_sha1').orderBy('password_sha1').execute();
+    const counts = new Map(rows.map((r) => [(r.password_sha1 as string).slice(5), Number(r.n)]));
+    const lines = (suffixes: Iterable<string>) => Array.from(suffixes, (s) => `${s}:${counts.get(s) ?? 0}`).join('\r\n');
+    if (!pad) return lines(counts.keys());
+    const suffixes = new Set(counts.keys());
+    const wanted = randomInt(PADDED_MIN, PADDED_MAX + 1);
+    while (suffixes.size < wanted) suffixes.add(randomBytes(18).toString('hex').slice(0, 35).toUpperCase());
+    return lines([...suffixes].sort());
+  }
+
+  /** Whether a password SHA-1 is in the corpus, on `db` (the caller's transaction when there is one). */
+  async hasPasswordSha1(db: Kysely<DB>, sha1: string): Promise<boolean> {
+    return (await db.selectFrom('leak_records').select('id').where('password_sha1', '=', sha1).limit(1).executeTakeFirst()) !== undefined;
+  }
+
+  /** The source figures of GET /leaks/stats/. */
+  async sourceFigures() {
+    const total = await this.db.selectFrom('leak_sources').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+    const top = await this.db.selectFrom('leak_sources').select(['id', 'name', 'record_count']).orderBy('record_count', 'desc').orderBy('id').limit(10).execute();
+    const latest = await this.db.selectFrom('leak_sources').select(['id', 'name', 'breach_date', 'created_at']).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(1).executeTakeFirst();
+    return { total: Number(total.n), top, latest };
+  }
+
+  /**
+   * After a large load on PostgreSQL: VACUUM sets the visibility map so searches count and page
+   * from index-only scans (freshly written pages send every index entry back to the table), and
+   * ANALYZE gives the planner the new distribution. Autovacuum would get there, later.
+   */
+  async afterLargeLoad(): Promise<void> {
+    if (this.database.dialect === 'postgres') await sql`vacuum (analyze) leak_records`.execute(this.db);
+  }
+
+  // --- saved searches ---
+
+  selectSaved(orgId: string) {
+    return this.db.selectFrom('saved_searches').selectAll().where('organization_id', '=', orgId);
+  }
+
+  findSaved(db: Kysely<DB>, orgId: string, id: string) {
+    return db.selectFrom('saved_searches').selectAll().where('id', '=', id).where('organization_id', '=', orgId).executeTakeFirst();
+  }
+
+  async insertSaved(db: Kysely<DB>, row: Insertable<DB['saved_searches']>): Promise<void> {
+    await db.insertInto('saved_searches').values(row).execute();
+  }
+
+  async updateSaved(db: Kysely<DB>, id: string, patch: { name?: string; query?: string }, at: string): Promise<void> {
+    await db
+      .updateTable('saved_searches')
+      .set((eb) => ({ ...patch, updated_at: at, version: eb('version', '+', 1) }))
+      .where('id', '=', id)
+      .execute();
+  }
+
+  async deleteSaved(db: Kysely<DB>, id: string): Promise<void> {
+    await db.deleteFrom('saved_searches').where('id', '=', id).execute();
+  }
+
+  async markSavedRun(id: string, at: string, count: number): Promise<void> {
+    await this.db.updateTable('saved_searches').set({ last_run_at: at, last_result_count: count }).where('id', '=', id).execute();
+  }
+}
