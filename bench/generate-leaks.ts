@@ -8,6 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { pickWith, seededRandom } from '../src/cli/seeded-random.js';
 
 const FIRST = ['james', 'mary', 'john', 'patricia', 'robert', 'jennifer', 'michael', 'linda', 'william', 'elizabeth', 'david', 'barbara', 'richard', 'susan', 'joseph', 'jessica', 'thomas', 'sarah', 'charles', 'karen', 'lena', 'yuki', 'ahmed', 'olga', 'pierre', 'sofia', 'mateo', 'chen', 'fatima', 'ivan'];
 const LAST = ['smith', 'johnson', 'williams', 'brown', 'jones', 'garcia', 'miller', 'davis', 'rodriguez', 'martinez', 'hernandez', 'lopez', 'gonzalez', 'wilson', 'anderson', 'thomas', 'taylor', 'moore', 'jackson', 'martin', 'lee', 'perez', 'thompson', 'white', 'harris', 'sanchez', 'clark', 'ramirez', 'lewis', 'robinson'];
@@ -15,16 +16,9 @@ const BIG = ['gmail.com', 'yahoo.com', 'hotmail.com', 'outlook.com', 'aol.com', 
 const POPULAR = ['123456', 'password', '123456789', 'qwerty', 'abc123', 'password1', '111111', 'iloveyou', 'dragon', 'monkey', 'letmein', 'football'];
 
 export function* leakRecords(count: number, seed: number) {
-  // mulberry32: deterministic, and (unlike a float LCG past 2^53) without a short cycle.
-  let s = seed >>> 0;
-  const rnd = () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  const pick = <T>(a: T[]) => a[Math.floor(rnd() * a.length)] as T;
+  // Deterministic, and (unlike a float LCG past 2^53) without a short cycle.
+  const rnd = seededRandom(seed);
+  const pick = pickWith(rnd);
   // Skewed domains: a few huge webmail providers, a long tail of company domains (and their subdomains).
   const domain = () => {
     const r = rnd();

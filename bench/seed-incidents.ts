@@ -12,6 +12,7 @@ import { loadConfig } from '../src/config.js';
 import { migrateToLatest } from '../src/db/migrator.js';
 import { createDeps } from '../src/deps.js';
 import { SEVERITIES, SEVERITY_RANK, STATUSES } from '../src/modules/incidents/incidents.schemas.js';
+import { seededRandom } from '../src/cli/seeded-random.js';
 
 export async function seedIncidents(n: number, orgName = 'Default'): Promise<void> {
   const deps = createDeps(loadConfig(process.env));
@@ -21,15 +22,8 @@ export async function seedIncidents(n: number, orgName = 'Default'): Promise<voi
     const org = await deps.database.db.selectFrom('organizations').select('id').where('name', '=', orgName).executeTakeFirstOrThrow();
     const admin = await deps.database.db.selectFrom('users').select('id').where('organization_id', '=', org.id).executeTakeFirstOrThrow();
     const now = Date.now();
-    // mulberry32: deterministic, so two runs seed the same data.
-    let state = 42;
-    const random = () => {
-      state = (state + 0x6d2b79f5) >>> 0;
-      let t = state;
-      t = Math.imul(t ^ (t >>> 15), t | 1);
-      t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-    };
+    // Deterministic, so two runs seed the same data.
+    const random = seededRandom(42);
     const started = Date.now();
     for (let done = 0; done < n; ) {
       const batch = Math.min(2000, n - done);

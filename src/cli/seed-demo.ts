@@ -5,6 +5,7 @@ import type { Plan } from '../config.js';
 import type { DB } from '../db/schema.js';
 import type { Principal } from '../modules/auth/principal.js';
 import type { IngestItem } from '../modules/leaks/leaks.service.js';
+import { pickWith, seededRandom } from './seeded-random.js';
 import type { Role } from '../modules/users/users.repository.js';
 
 type Services = ReturnType<typeof createServices>;
@@ -21,17 +22,10 @@ export interface DemoReport {
   records: number;
 }
 
-/** A small deterministic generator (mulberry32): the same demo every time, no dependency. */
+/** The same demo every time. */
 function generator(seed: number) {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  return { next, pick: <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)] as T };
+  const next = seededRandom(seed);
+  return { next, pick: pickWith(next) };
 }
 
 const FIRST = ['alice', 'bob', 'carol', 'dave', 'erin', 'frank', 'grace', 'heidi', 'ivan', 'judy', 'mallory', 'niaj', 'olivia', 'peggy', 'rupert', 'sybil', 'trent', 'victor', 'walter'];

@@ -11,6 +11,18 @@ afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 const quiet = () => fs.createWriteStream('/dev/null') as unknown as NodeJS.WriteStream;
 
+/** An output stream for an import, and what was written to it so far. */
+function capture() {
+  let text = '';
+  const out = new Writable({
+    write(chunk, _encoding, done) {
+      text += String(chunk);
+      done();
+    },
+  }) as unknown as NodeJS.WriteStream;
+  return { out, said: () => text };
+}
+
 describe('import-leaks reader thread', () => {
   it('is reused by the next import in the same process, each file keyed to its own source; one that failed is not', async () => {
     const t = await buildTestApp();
@@ -64,18 +76,12 @@ describe('import-leaks reader thread', () => {
           };
         },
       });
-      let said = '';
-      const out = new Writable({
-        write(chunk, _enc, done) {
-          said += String(chunk);
-          done();
-        },
-      }) as unknown as NodeJS.WriteStream;
+      const { out, said } = capture();
       const report = await importLeaks(stopAfterIngest, { file: f, source: 'Whole', createSource: true, progress: false, out, signal: stop.signal });
       expect(stop.signal.aborted).toBe(true);
       expect(report).toMatchObject({ accepted: 2, interrupted: false });
-      expect(said).toMatch(/^Imported .*2 accepted/m);
-      expect(said).not.toContain('load the rest');
+      expect(said()).toMatch(/^Imported .*2 accepted/m);
+      expect(said()).not.toContain('load the rest');
     } finally {
       await t.close();
     }
@@ -98,20 +104,14 @@ describe('import-leaks reader thread', () => {
         sizes.push(added.length);
         return { alerts: 0, exposures: 0 };
       });
-      let printed = '';
-      const out = new Writable({
-        write(chunk, _encoding, done) {
-          printed += String(chunk);
-          done();
-        },
-      }) as unknown as NodeJS.WriteStream;
+      const { out, said: printed } = capture();
       const report = await importLeaks(leaks, { file: f, source: 'Reader large', createSource: true, progress: false, bulk: false, out });
       expect(report).toMatchObject({ accepted: 240, duplicates: 0 });
       // The progress line (not a terminal: the first batch's, then one every 5 s) counts the input of
       // the records stored, not what the reader has read ahead: records all the same size, so the
       // share of the file is the share of the records.
-      const line = /^(\d+) records \((\d+)%\), \d+ rec\/s$/m.exec(printed);
-      expect(line, printed).toBeTruthy();
+      const line = /^(\d+) records \((\d+)%\), \d+ rec\/s$/m.exec(printed());
+      expect(line, printed()).toBeTruthy();
       const [first, percent] = [Number(line?.[1]), Number(line?.[2])];
       expect(first).toBeLessThanOrEqual(42);
       expect(Math.abs(percent - (first / 240) * 100)).toBeLessThanOrEqual(1);
