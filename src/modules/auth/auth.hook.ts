@@ -1,6 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import type { InferResult } from 'kysely';
 import type { Plan } from '../../config.js';
 import type { AppDeps } from '../../deps.js';
 import { clientOf } from '../../http/client.js';
@@ -42,9 +41,7 @@ export const authenticate = fp(
     const { db } = deps.database;
     // Only this hook puts and gets principals, so it alone knows what they are.
     const principals = deps.principals as PrincipalCache<Principal>;
-    // Every request runs this query: compiled once, run with the token's subject.
-    const principalSelect = new UsersRepository().selectPrincipal(db).where('users.id', '=', '');
-    const principalQuery = principalSelect.compile();
+    const findPrincipal = new UsersRepository().principalLookup(db);
     const sessions = new SessionsRepository();
 
     app.addHook('onRoute', (route) => {
@@ -70,8 +67,7 @@ export const authenticate = fp(
       let principal = principals.get(claims.sub);
       if (!principal) {
         const mark = principals.mark();
-        const { rows } = await db.executeQuery<InferResult<typeof principalSelect>[number]>({ ...principalQuery, parameters: [claims.sub] });
-        const row = rows[0];
+        const row = await findPrincipal(claims.sub);
         assertActive(row);
         const { org_name, org_plan, ...userRow } = row;
         const user = Object.freeze(toUser(userRow));
