@@ -92,10 +92,12 @@ export class IpcCounterStore implements CounterStore {
   /** A plan's hits, taken from the primary in blocks (see BlockCounter). */
   private readonly blocks: BlockCounter;
 
-  constructor(channel: Channel, timeoutMs = 2000) {
+  /** `now`: the clock the blocks taken end by (see BlockCounter). */
+  constructor(channel: Channel, timeoutMs = 2000, now?: () => number) {
     this.caller = new Caller(channel, COUNTER_REPLY, timeoutMs);
     this.blocks = new BlockCounter(
       (key, limit, windowMs, want) => this.caller.call(COUNTER_REQUEST, { call: { op: 'take', key, limit, windowMs, want } }) as Promise<Take>,
+      now,
     );
   }
 

@@ -42,7 +42,7 @@ interface Block {
   used: number;
   /** The limit it was taken under: a new plan's limit asks the store again. */
   limit: number;
-  /** performance.now() at which the store's window ends. */
+  /** The time (BlockCounter's clock) at which the store's window ends. */
   endsAt: number;
 }
 
@@ -55,11 +55,15 @@ export class BlockCounter {
   private readonly blocks = new Map<string, Block>();
   private readonly taking = new Map<string, Promise<unknown>>();
 
-  constructor(private readonly take: (key: string, limit: number, windowMs: number, want: number) => Promise<Take>) {}
+  constructor(
+    private readonly take: (key: string, limit: number, windowMs: number, want: number) => Promise<Take>,
+    /** The clock blocks end by (tests pass their own: a window ends without waiting for it). */
+    private readonly now: () => number = () => performance.now(),
+  ) {}
 
   async hit(key: string, limit: number, windowMs: number): Promise<Hit> {
     for (;;) {
-      const now = performance.now();
+      const now = this.now();
       const block = this.blocks.get(key);
       const current = block && block.endsAt > now && block.limit === limit ? block : undefined;
       if (current) {
@@ -88,7 +92,7 @@ export class BlockCounter {
         this.taking.delete(key);
       }
       const { granted, count, resetMs } = taken;
-      const endsAt = performance.now() + resetMs;
+      const endsAt = this.now() + resetMs;
       if (granted === 0) {
         this.blocks.set(key, { base: count, size: 0, used: 0, limit, endsAt });
         return { count, allowed: false, resetMs };

@@ -108,15 +108,20 @@ describe('IPC counters', () => {
   });
 
   it('lets concurrent hits of one worker share the block being taken, and starts again with a new window', async () => {
-    const shared = new MemoryCounterStore();
+    // One clock for the primary's window and the worker's block, moved by hand: nothing sleeps.
+    let now = 1_000;
+    const shared = new MemoryCounterStore(() => now);
     const end = countingPair();
     answerCounters(end.primary, shared);
-    const store = new IpcCounterStore(end.worker);
+    const store = new IpcCounterStore(end.worker, 2000, () => now);
     const hits = await Promise.all(Array.from({ length: 40 }, () => store.hit('w', 100_000, 50, { countAhead: true })));
     expect(hits.every((h) => h.allowed)).toBe(true);
     expect(hits.map((h) => h.count).sort((x, y) => x - y)).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
     expect(end.sent()).toBe(1);
-    await new Promise((r) => setTimeout(r, 80));
+    now += 49;
+    expect(await store.hit('w', 100_000, 50, { countAhead: true })).toMatchObject({ count: 41, allowed: true });
+    expect(end.sent()).toBe(1);
+    now += 31;
     expect(await store.hit('w', 100_000, 50, { countAhead: true })).toMatchObject({ count: 1, allowed: true });
     expect(end.sent()).toBe(2);
   });
