@@ -17,6 +17,7 @@ import { type AuthService, createAuthModule, createPasswordPolicy, type Password
 import { type AppHookRegistry, createHooks } from './modules/hooks.js';
 import { createIncidentsModule, type IncidentsService } from './modules/incidents/index.js';
 import { createLeaksModule, type LeaksService } from './modules/leaks/index.js';
+import { createMonitoringModule, type MonitoringService } from './modules/monitoring/index.js';
 import { createOrganizationsModule, type OrganizationsService } from './modules/organizations/index.js';
 import { createUsersModule, type UsersService } from './modules/users/index.js';
 export const API_PREFIX = '/api/v1';
@@ -32,6 +33,7 @@ export interface Services {
   auth: AuthService;
   incidents: IncidentsService;
   leaks: LeaksService;
+  monitoring: MonitoringService;
   /** The seams between modules (see modules/hooks.ts). */
   hooks: AppHookRegistry;
 }
@@ -55,6 +57,7 @@ export function createModules(deps: AppDeps) {
   const auth = createAuthModule({ ...deps, audit: audit.log, hooks, passwordPolicy, users, orgs: organizations.service });
   const incidents = createIncidentsModule({ ...deps, audit: audit.log, hooks });
   const leaks = createLeaksModule({ ...deps, audit: audit.log, hooks });
+  const monitoring = createMonitoringModule({ ...deps, audit: audit.log, hooks });
   const services: Services = {
     audit: audit.log,
     tokens: auth.tokens,
@@ -64,10 +67,11 @@ export function createModules(deps: AppDeps) {
     auth: auth.service,
     incidents: incidents.service,
     leaks: leaks.service,
+    monitoring: monitoring.service,
     hooks,
   };
   // Behind authentication, in this order: each module's routes.
-  const secured: ModuleRoutes[] = [auth, organizations, users, audit, incidents, leaks].flatMap((m) => m.routes as readonly ModuleRoutes[]);
+  const secured: ModuleRoutes[] = [auth, organizations, users, audit, incidents, leaks, monitoring].flatMap((m) => m.routes as readonly ModuleRoutes[]);
   return { services, publicRoutes: auth.publicRoutes as readonly ModuleRoutes[], authenticate: auth.authenticate as ModuleRoutes, secured };
 }
 

@@ -162,7 +162,7 @@ export function buildCli(): Command {
         if (progress) process.stderr.write('\n');
         console.log(`Created organization "${report.organization}" (plan professional) with these users; keep the passwords now, they are not shown again:`);
         for (const u of report.users) console.log(`  ${u.role.padEnd(8)} username: ${u.username.padEnd(13)} password: ${u.password}`);
-        console.log(`${report.incidents} incidents with ${report.iocs} IOCs; leak source "${report.source}" holds ${report.records} generated records.`);
+        console.log(`2 monitors, ${report.incidents} incidents with ${report.iocs} IOCs; leak source "${report.source}" holds ${report.records} generated records.`);
       });
     });
 

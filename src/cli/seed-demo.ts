@@ -88,7 +88,7 @@ const INCIDENTS = [
 ] as const;
 
 /**
- * `threatmon seed-demo`: the organization "Demo" with one user per role, incidents with IOCs, and a
+ * `threatmon seed-demo`: the organization "Demo" with one user per role, two monitors, incidents with IOCs, and a
  * leak source of `records` generated records (staff operate the corpus; the demo owner is not staff).
  * Refuses when "Demo" exists already, so it never doubles anything.
  */
@@ -114,6 +114,8 @@ export async function seedDemo(s: Services, db: Kysely<DB>, opts: { records: num
     isStaff: false,
     endedSessions: new Set<string>(),
   });
+  await s.monitoring.create({ p, ip: '127.0.0.1' }, { name: 'Our domains', type: 'domain', terms: [DEMO_DOMAIN], severity: 'high' });
+  await s.monitoring.create({ p, ip: '127.0.0.1' }, { name: 'Code names', type: 'keyword', terms: ['project falcon', 'finance'] });
   let iocs = 0;
   for (const incident of INCIDENTS) {
     const created = await s.incidents.create({ p, ip: '127.0.0.1' }, { ...incident, tags: [...incident.tags], iocs: incident.iocs.map((i) => ({ ...i })) });

@@ -11,6 +11,7 @@ import * as m0009 from './migrations/0009_leak_fts_prefix_index.js';
 import * as m0010 from './migrations/0010_leak_lean_indexes.js';
 import * as m0011 from './migrations/0011_leak_bulk_load_heartbeat.js';
 import * as m0012 from './migrations/0012_usernames_ignore_case.js';
+import * as m0013 from './migrations/0013_monitoring.js';
 
 /** Listed in code, not read from a folder, so they run the same from src/ (tsx) and dist/. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -26,6 +27,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0010_leak_lean_indexes': m0010,
   '0011_leak_bulk_load_heartbeat': m0011,
   '0012_usernames_ignore_case': m0012,
+  '0013_monitoring': m0013,
 };
 
 /** PostgreSQL: the connection's current schema (the one its search_path puts first). */

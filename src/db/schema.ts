@@ -65,6 +65,8 @@ export interface DB {
   /** PostgreSQL only: every full-text lexeme of the records (migration 0008). */
   leak_words: { word: string };
   saved_searches: SavedSearchesTable;
+  monitors: MonitorsTable;
+  monitor_alerts: MonitorAlertsTable;
 }
 
 export interface IncidentsTable {
@@ -188,4 +190,37 @@ export interface SavedSearchesTable {
   updated_at: string;
   last_run_at: string | null;
   last_result_count: number | null;
+}
+
+export interface MonitorsTable {
+  id: string;
+  organization_id: string;
+  name: string;
+  description: string;
+  type: string;
+  /** JSON array of the normalised terms. */
+  terms: string;
+  status: string;
+  severity: string;
+  created_by: string | null;
+  version: Generated<number>;
+  created_at: string;
+  updated_at: string;
+  last_scan_at: string | null;
+}
+
+export interface MonitorAlertsTable {
+  id: string;
+  organization_id: string;
+  monitor_id: string;
+  leak_record_id: string;
+  matched_term: string;
+  matched_field: string;
+  severity: string;
+  status: string;
+  note: string;
+  incident_id: string | null;
+  version: Generated<number>;
+  created_at: string;
+  updated_at: string;
 }

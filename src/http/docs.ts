@@ -62,6 +62,7 @@ export const docs = fp(
           { name: 'audit', description: 'Audit log of every write' },
           { name: 'leaks', description: 'The leak corpus: search, sources, ingestion, saved searches, statistics, pwned-passwords range' },
           { name: 'incidents', description: 'Incidents, their IOCs, timeline, comments and exports' },
+          { name: 'monitoring', description: 'Monitors: what your organization watches the leak corpus for' },
           { name: 'service', description: 'Health and metrics' },
         ],
       },

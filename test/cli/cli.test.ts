@@ -313,7 +313,7 @@ describe('threatmon CLI', () => {
     const seeded = await run(['seed-demo', '--records', '300'], undefined, demoEnv);
     expect(seeded.code, seeded.stderr).toBe(0);
     expect(seeded.stdout).toContain('Created organization "Demo"');
-    expect(seeded.stdout).toContain('3 incidents with 8 IOCs; leak source "Demo breach (generated)" holds 300 generated records.');
+    expect(seeded.stdout).toContain('2 monitors, 3 incidents with 8 IOCs; leak source "Demo breach (generated)" holds 300 generated records.');
     const passwords = Object.fromEntries([...seeded.stdout.matchAll(/(owner|admin|analyst|viewer)\s+username: (\S+)\s+password: (\S+)/g)].map((m) => [m[1], [m[2], m[3]]]));
     expect(Object.keys(passwords).sort()).toEqual(['admin', 'analyst', 'owner', 'viewer']);
     const again = await run(['seed-demo'], undefined, demoEnv);
@@ -329,6 +329,11 @@ describe('threatmon CLI', () => {
       const db = d.database.db;
       const counts = await db.selectFrom('incidents').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
       expect(Number(counts.n)).toBe(3);
+      const monitors = await db.selectFrom('monitors').select(['type', 'terms']).orderBy('name').execute();
+      expect(monitors).toEqual([
+        { type: 'keyword', terms: '["project falcon","finance"]' },
+        { type: 'domain', terms: '["demo-corp.example"]' },
+      ]);
       const records = await db.selectFrom('leak_records').select((eb) => eb.fn.countAll<number>().as('n')).where('email', 'like', '%@demo-corp.example').executeTakeFirstOrThrow();
       expect(Number(records.n)).toBeGreaterThan(10);
     } finally {

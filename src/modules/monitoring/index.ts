@@ -1,0 +1,19 @@
+import type { AppDeps } from '../../deps.js';
+import type { AuditLog } from '../audit/audit.repository.js';
+import type { AppHookRegistry } from '../hooks.js';
+import { MonitoringRepository } from './monitoring.repository.js';
+import { monitoringRoutes } from './monitoring.routes.js';
+import { MonitoringService } from './monitoring.service.js';
+
+export { MonitoringService };
+
+/**
+ * Monitoring: an organization's monitors (the matcher over ingested records, scans and alert
+ * triage come next). Its figures fill GET /organization/usage/ (monitors) and GET /leaks/stats/.
+ */
+export function createMonitoringModule(ctx: Pick<AppDeps, 'database' | 'clock' | 'newId'> & { audit: AuditLog; hooks: AppHookRegistry }) {
+  const service = new MonitoringService(ctx, new MonitoringRepository(), ctx.audit);
+  ctx.hooks.on('organizations.usage', async (db, orgId, key) => (key === 'monitors' ? service.countMonitors(db, orgId) : undefined));
+  ctx.hooks.on('leaks.organizationFigures', (db, orgId) => service.organizationFigures(db, orgId));
+  return { name: 'monitoring', service, routes: [{ plugin: monitoringRoutes, options: { monitoring: service } }] } as const;
+}

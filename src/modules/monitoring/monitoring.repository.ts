@@ -1,0 +1,60 @@
+import type { Insertable, Kysely, Selectable } from 'kysely';
+import type { DB, MonitorsTable } from '../../db/schema.js';
+
+export type MonitorRow = Selectable<MonitorsTable>;
+/** A monitor with its alert figures, counted from its alerts. */
+export type MonitorWithFigures = MonitorRow & { alert_count: number | string; alerts_open: number | string; last_match_at: string | null };
+
+/** Every query of the monitoring module. */
+export class MonitoringRepository {
+  /** The organization's monitors with their alert figures, for a list or one of them. */
+  selectMonitors(db: Kysely<DB>, orgId: string) {
+    return db
+      .selectFrom('monitors')
+      .selectAll('monitors')
+      .select((eb) => [
+        eb.selectFrom('monitor_alerts').select((e) => e.fn.countAll().as('n')).whereRef('monitor_alerts.monitor_id', '=', 'monitors.id').as('alert_count'),
+        eb
+          .selectFrom('monitor_alerts')
+          .select((e) => e.fn.countAll().as('n'))
+          .whereRef('monitor_alerts.monitor_id', '=', 'monitors.id')
+          .where('monitor_alerts.status', 'in', ['new', 'acknowledged'])
+          .as('alerts_open'),
+        eb.selectFrom('monitor_alerts').select((e) => e.fn.max('created_at').as('m')).whereRef('monitor_alerts.monitor_id', '=', 'monitors.id').as('last_match_at'),
+      ])
+      .where('monitors.organization_id', '=', orgId);
+  }
+
+  async findMonitor(db: Kysely<DB>, orgId: string, id: string): Promise<MonitorWithFigures | undefined> {
+    return (await this.selectMonitors(db, orgId).where('monitors.id', '=', id).executeTakeFirst()) as MonitorWithFigures | undefined;
+  }
+
+  async insertMonitor(db: Kysely<DB>, row: Insertable<MonitorsTable>): Promise<void> {
+    await db.insertInto('monitors').values(row).execute();
+  }
+
+  /** Changes a monitor and bumps its version (the ETag). */
+  async updateMonitor(db: Kysely<DB>, id: string, set: Partial<Pick<MonitorRow, 'name' | 'description' | 'terms' | 'status' | 'severity' | 'updated_at'>>): Promise<void> {
+    await db
+      .updateTable('monitors')
+      .set((eb) => ({ ...set, version: eb('version', '+', 1) }))
+      .where('id', '=', id)
+      .execute();
+  }
+
+  /** Deletes a monitor; its alerts go with it (foreign key). */
+  async deleteMonitor(db: Kysely<DB>, id: string): Promise<void> {
+    await db.deleteFrom('monitors').where('id', '=', id).execute();
+  }
+
+  async countMonitors(db: Kysely<DB>, orgId: string): Promise<number> {
+    return Number((await db.selectFrom('monitors').select((eb) => eb.fn.countAll().as('n')).where('organization_id', '=', orgId).executeTakeFirstOrThrow()).n);
+  }
+
+  /** The organization's open alerts (new and acknowledged), and those raised since `since`. */
+  async alertFigures(db: Kysely<DB>, orgId: string, since: string): Promise<{ open: number; recent: number }> {
+    const open = await db.selectFrom('monitor_alerts').select((eb) => eb.fn.countAll().as('n')).where('organization_id', '=', orgId).where('status', 'in', ['new', 'acknowledged']).executeTakeFirstOrThrow();
+    const recent = await db.selectFrom('monitor_alerts').select((eb) => eb.fn.countAll().as('n')).where('organization_id', '=', orgId).where('created_at', '>=', since).executeTakeFirstOrThrow();
+    return { open: Number(open.n), recent: Number(recent.n) };
+  }
+}

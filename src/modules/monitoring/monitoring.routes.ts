@@ -1,0 +1,90 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { assertIfMatch, etagOf, notModified } from '../../http/etag.js';
+import { envelope, PageSchema } from '../../http/listing.js';
+import { errorResponses, IdParams } from '../../http/schemas.js';
+import { actorOf, principalOf } from '../auth/principal.js';
+import { MonitorCreateSchema, MonitorPatchSchema, MonitorSchema } from './monitoring.schemas.js';
+import { monitorListing, type MonitoringService, presentMonitor } from './monitoring.service.js';
+
+const tags = ['monitoring'];
+
+export const monitoringRoutes: FastifyPluginAsyncTypebox<{ monitoring: MonitoringService }> = async (app, { monitoring }) => {
+  app.get(
+    '/monitoring/',
+    {
+      schema: {
+        tags,
+        summary: 'Your monitors',
+        description: 'Filters type, status, severity (comma lists); search looks in the name and the terms.',
+        querystring: monitorListing.querystring,
+        response: { 200: PageSchema(MonitorSchema), ...errorResponses(400, 401, 404) },
+      },
+    },
+    async (request) => envelope(request, await monitoring.list(principalOf(request), request.query)),
+  );
+
+  app.post(
+    '/monitoring/',
+    {
+      config: { etag: [201], minRole: 'analyst' },
+      schema: {
+        tags,
+        summary: 'Create a monitor',
+        description: 'Analyst or above. Each term is validated and normalised for the type; a bad one is 400 naming `terms.<index>`. Matching ingested records and scanning the existing corpus come with the matcher (see the open issue on monitoring).',
+        body: MonitorCreateSchema,
+        response: { 201: MonitorSchema, ...errorResponses(400, 401, 403) },
+      },
+    },
+    async (request, reply) => {
+      const row = await monitoring.create(actorOf(request), request.body);
+      reply.code(201).header('etag', etagOf(row.version));
+      return presentMonitor(row);
+    },
+  );
+
+  app.get(
+    '/monitoring/:id/',
+    {
+      config: { etag: [200] },
+      schema: { tags, summary: 'One monitor', params: IdParams, response: { 200: MonitorSchema, 304: Type.Null({ description: 'Not modified (If-None-Match).' }), ...errorResponses(401, 404) } },
+    },
+    async (request, reply) => {
+      const row = await monitoring.get(principalOf(request), request.params.id);
+      if (notModified(request, reply, row.version)) return reply;
+      return presentMonitor(row);
+    },
+  );
+
+  app.patch(
+    '/monitoring/:id/',
+    {
+      config: { etag: [200], minRole: 'analyst' },
+      schema: {
+        tags,
+        summary: 'Update a monitor',
+        description: 'Analyst or above: name, description, terms (normalised for the monitor\'s type), status, severity. Honours If-Match (412).',
+        params: IdParams,
+        body: MonitorPatchSchema,
+        response: { 200: MonitorSchema, ...errorResponses(400, 401, 403, 404, 412, 415) },
+      },
+    },
+    async (request, reply) => {
+      const row = await monitoring.update(actorOf(request), request.params.id, request.body, (v) => assertIfMatch(request, v));
+      reply.header('etag', etagOf(row.version));
+      return presentMonitor(row);
+    },
+  );
+
+  app.delete(
+    '/monitoring/:id/',
+    {
+      config: { minRole: 'admin' },
+      schema: { tags, summary: 'Delete a monitor', description: 'Admin or above. Its alerts go with it; incidents made from them keep their data.', params: IdParams, response: { 204: Type.Null({ description: 'Deleted.' }), ...errorResponses(401, 403, 404) } },
+    },
+    async (request, reply) => {
+      await monitoring.remove(actorOf(request), request.params.id);
+      return reply.code(204).send(null);
+    },
+  );
+};

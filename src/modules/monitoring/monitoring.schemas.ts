@@ -1,0 +1,62 @@
+import { type Static, Type } from 'typebox';
+import { MAX_TERMS, MONITOR_TYPES } from '../../domain/monitor-terms.js';
+import { Nullable, Timestamp, Uuid } from '../../http/schemas.js';
+
+export const MONITOR_STATUSES = ['active', 'paused'] as const;
+export const SEVERITIES = ['low', 'medium', 'high', 'critical'] as const;
+
+const MonitorType = Type.Enum([...MONITOR_TYPES], { type: 'string', description: 'What the terms are: domain, email, username, keyword or ip.' });
+const Status = Type.Enum([...MONITOR_STATUSES], { type: 'string', description: 'active (matched against every ingested record) or paused.' });
+const Severity = Type.Enum([...SEVERITIES], { type: 'string', description: 'The severity of its alerts: low, medium, high or critical.' });
+const Terms = Type.Array(Type.String({ minLength: 1, maxLength: 253 }), {
+  minItems: 1,
+  maxItems: MAX_TERMS,
+  description:
+    'What to watch for, 1-500 terms, each validated and normalised for the type (a bad one is 400 naming terms.<index>): domain, two labels at least and never a bare public suffix such as com, co.uk or github.io (matches the domain and its subdomains, in records\' domains and e-mail domains); email (exact); username (ignoring case); keyword, 3 characters at least (ignoring case, in any text field); ip, an address or a CIDR range. Duplicates after normalising are dropped.',
+});
+
+export const MonitorSchema = Type.Object(
+  {
+    id: Uuid('Monitor id.'),
+    name: Type.String({ description: 'Name, 1-200 characters.' }),
+    description: Type.String({ description: 'Free text.' }),
+    type: MonitorType,
+    terms: Type.Array(Type.String(), { description: 'The terms, normalised.' }),
+    status: Status,
+    severity: Severity,
+    alert_count: Type.Integer({ description: 'Alerts it has raised.' }),
+    alerts_open: Type.Integer({ description: 'Of those, the ones new or acknowledged.' }),
+    last_match_at: Nullable(Timestamp('When its last alert was raised.'), 'When its last alert was raised, or null.'),
+    last_scan_at: Nullable(Timestamp('When its last scan of the corpus finished.'), 'When its last scan of the corpus finished, or null.'),
+    created_by: Nullable(Uuid('Creator.'), 'Who created it (null once that user is gone).'),
+    created_at: Timestamp('When it was created.'),
+    updated_at: Timestamp('When it last changed.'),
+  },
+  { title: 'Monitor' },
+);
+export type MonitorOut = Static<typeof MonitorSchema>;
+
+export const MonitorCreateSchema = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 200, description: 'Name, 1-200 characters.' }),
+    description: Type.Optional(Type.String({ maxLength: 5000, description: 'Free text.' })),
+    type: MonitorType,
+    terms: Terms,
+    status: Type.Optional(Status),
+    severity: Type.Optional(Severity),
+  },
+  { additionalProperties: false },
+);
+export type MonitorCreate = Static<typeof MonitorCreateSchema>;
+
+export const MonitorPatchSchema = Type.Object(
+  {
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Name, 1-200 characters.' })),
+    description: Type.Optional(Type.String({ maxLength: 5000, description: 'Free text.' })),
+    terms: Type.Optional(Terms),
+    status: Type.Optional(Status),
+    severity: Type.Optional(Severity),
+  },
+  { additionalProperties: false },
+);
+export type MonitorPatch = Static<typeof MonitorPatchSchema>;

@@ -1,0 +1,139 @@
+import type { Kysely } from 'kysely';
+import type { DB } from '../../db/schema.js';
+import type { AppDeps } from '../../deps.js';
+import { type MonitorType, normaliseTerms } from '../../domain/monitor-terms.js';
+import { notFound, validation } from '../../http/errors.js';
+import { type ListQuery, type ListResult, Listing } from '../../http/listing.js';
+import { type AuditLog, diff } from '../audit/audit.repository.js';
+import type { Principal } from '../auth/principal.js';
+import type { MonitoringRepository, MonitorWithFigures } from './monitoring.repository.js';
+import { MONITOR_STATUSES, type MonitorCreate, type MonitorOut, type MonitorPatch, SEVERITIES } from './monitoring.schemas.js';
+import { MONITOR_TYPES } from '../../domain/monitor-terms.js';
+
+type Ctx = { p: Principal; ip: string };
+
+export const monitorListing = new Listing({
+  filters: {
+    type: { kind: 'enum', column: 'monitors.type', values: MONITOR_TYPES, description: 'Only monitors of these types.' },
+    status: { kind: 'enum', column: 'monitors.status', values: MONITOR_STATUSES, description: 'Only monitors in these states.' },
+    severity: { kind: 'enum', column: 'monitors.severity', values: SEVERITIES, description: 'Only monitors of these severities.' },
+  },
+  search: ['monitors.name', 'monitors.terms'],
+  ordering: { created_at: 'monitors.created_at', updated_at: 'monitors.updated_at', name: 'monitors.name' },
+  idColumn: 'monitors.id',
+  createdColumn: 'monitors.created_at',
+  updatedColumn: 'monitors.updated_at',
+});
+
+export function presentMonitor(r: MonitorWithFigures): MonitorOut {
+  return {
+    id: r.id,
+    name: r.name,
+    description: r.description,
+    type: r.type as MonitorOut['type'],
+    terms: JSON.parse(r.terms) as string[],
+    status: r.status as MonitorOut['status'],
+    severity: r.severity as MonitorOut['severity'],
+    alert_count: Number(r.alert_count ?? 0),
+    alerts_open: Number(r.alerts_open ?? 0),
+    last_match_at: r.last_match_at ?? null,
+    last_scan_at: r.last_scan_at,
+    created_by: r.created_by,
+    created_at: r.created_at,
+    updated_at: r.updated_at,
+  };
+}
+
+/** Terms normalised for the monitor's type, or a 400 naming each bad one (terms.<index>). */
+function termsFor(type: MonitorType, terms: string[]): string[] {
+  const r = normaliseTerms(type, terms);
+  if (!r.ok) throw validation(r.errors);
+  return r.terms;
+}
+
+/** Monitors: what an organization watches the leak corpus for. */
+export class MonitoringService {
+  constructor(
+    private readonly deps: Pick<AppDeps, 'database' | 'clock' | 'newId'>,
+    private readonly repo: MonitoringRepository,
+    private readonly audit: AuditLog,
+  ) {}
+
+  private get db() {
+    return this.deps.database.db;
+  }
+
+  list(p: Principal, query: ListQuery): Promise<ListResult<MonitorOut>> {
+    const qb = monitorListing.filter(this.repo.selectMonitors(this.db, p.organization.id), query, { dialect: this.deps.database.dialect });
+    return monitorListing.page(qb, query, presentMonitor);
+  }
+
+  async get(p: Principal, id: string, db: Kysely<DB> = this.db): Promise<MonitorWithFigures> {
+    const row = await this.repo.findMonitor(db, p.organization.id, id);
+    if (!row) throw notFound('No such monitor.');
+    return row;
+  }
+
+  async create(ctx: Ctx, body: MonitorCreate): Promise<MonitorWithFigures> {
+    const terms = termsFor(body.type, body.terms);
+    return this.db.transaction().execute(async (trx) => {
+      const at = this.deps.clock().toISOString();
+      const row = {
+        id: this.deps.newId(),
+        organization_id: ctx.p.organization.id,
+        name: body.name,
+        description: body.description ?? '',
+        type: body.type,
+        terms: JSON.stringify(terms),
+        status: body.status ?? 'active',
+        severity: body.severity ?? 'medium',
+        created_by: ctx.p.user.id,
+        created_at: at,
+        updated_at: at,
+        last_scan_at: null,
+      };
+      await this.repo.insertMonitor(trx, row);
+      await this.audit.recordAs(trx, ctx, { action: 'monitor.created', targetType: 'monitor', targetId: row.id, changes: { name: row.name, type: row.type, terms } });
+      return this.get(ctx.p, row.id, trx);
+    });
+  }
+
+  async update(ctx: Ctx, id: string, patch: MonitorPatch, assertVersion: (v: number) => void): Promise<MonitorWithFigures> {
+    return this.db.transaction().execute(async (trx) => {
+      const current = await this.get(ctx.p, id, trx);
+      assertVersion(current.version);
+      const next = { ...patch, ...(patch.terms !== undefined && { terms: termsFor(current.type as MonitorType, patch.terms) }) };
+      const changes = diff(presentMonitor(current) as unknown as Record<string, unknown>, next);
+      if (Object.keys(changes).length === 0) return current;
+      await this.repo.updateMonitor(trx, id, {
+        ...(next.name !== undefined && { name: next.name }),
+        ...(next.description !== undefined && { description: next.description }),
+        ...(next.terms !== undefined && { terms: JSON.stringify(next.terms) }),
+        ...(next.status !== undefined && { status: next.status }),
+        ...(next.severity !== undefined && { severity: next.severity }),
+        updated_at: this.deps.clock().toISOString(),
+      });
+      await this.audit.recordAs(trx, ctx, { action: 'monitor.updated', targetType: 'monitor', targetId: id, changes });
+      return this.get(ctx.p, id, trx);
+    });
+  }
+
+  async remove(ctx: Ctx, id: string): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      const current = await this.get(ctx.p, id, trx);
+      await this.repo.deleteMonitor(trx, id);
+      await this.audit.recordAs(trx, ctx, { action: 'monitor.deleted', targetType: 'monitor', targetId: id, changes: { name: current.name, alert_count: Number(current.alert_count) } });
+    });
+  }
+
+  countMonitors(db: Kysely<DB>, orgId: string): Promise<number> {
+    return this.repo.countMonitors(db, orgId);
+  }
+
+  /** The organization's monitoring figures of GET /leaks/stats/. */
+  async organizationFigures(db: Kysely<DB>, orgId: string) {
+    const since = new Date(this.deps.clock().getTime() - 30 * 86_400_000).toISOString();
+    const [monitors, alerts] = await Promise.all([this.repo.countMonitors(db, orgId), this.repo.alertFigures(db, orgId, since)]);
+    return { monitors, alerts_open: alerts.open, alerts_last_30_days: alerts.recent };
+  }
+}

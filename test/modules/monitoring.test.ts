@@ -1,0 +1,122 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Role, User } from '../../src/modules/users/users.repository.js';
+import { buildTestApp, json, type TestApp, type TestOrg } from '../helpers/build-app.js';
+
+describe('monitors (API.md section 4)', () => {
+  let t: TestApp;
+  let org: TestOrg;
+  let other: TestOrg;
+  const m = {} as Record<Role, User>;
+  const create = (body: object, as: User = m.analyst) => t.as(as, { method: 'POST', url: '/api/v1/monitoring/', payload: body });
+
+  beforeAll(async () => {
+    t = await buildTestApp();
+    org = await t.createOrg('enterprise', 'watchers');
+    other = await t.createOrg('enterprise', 'strangers');
+    m.owner = org.owner;
+    for (const role of ['admin', 'analyst', 'viewer'] as const) m[role] = await t.createUser(org, role, `watch-${role}`);
+  });
+  afterAll(() => t.close());
+
+  it('creates a monitor with its terms normalised for the type, and reads it back with its figures and an ETag', async () => {
+    const res = await create({ name: 'Our domains', type: 'domain', terms: ['Example.COM', 'bücher.de', 'example.com.'], severity: 'high' });
+    expect(res.statusCode).toBe(201);
+    expect(res.headers.etag).toBe('"1"');
+    const body = json(res);
+    expect(body).toMatchObject({
+      name: 'Our domains',
+      description: '',
+      type: 'domain',
+      terms: ['example.com', 'xn--bcher-kva.de'],
+      status: 'active',
+      severity: 'high',
+      alert_count: 0,
+      alerts_open: 0,
+      last_match_at: null,
+      last_scan_at: null,
+      created_by: m.analyst.id,
+    });
+    const got = await t.as(m.viewer, { method: 'GET', url: `/api/v1/monitoring/${body.id}/` });
+    expect(json(got)).toEqual(body);
+    const again = await t.as(m.viewer, { method: 'GET', url: `/api/v1/monitoring/${body.id}/`, headers: { 'if-none-match': got.headers.etag as string } });
+    expect(again.statusCode).toBe(304);
+  });
+
+  it('refuses a bad term with 400 naming terms.<index>, for each type, and stores nothing', async () => {
+    const cases: Array<[string, string[], string]> = [
+      ['domain', ['example.com', 'co.uk'], 'terms.1'],
+      ['domain', ['github.io'], 'terms.0'],
+      ['email', ['not-an-email'], 'terms.0'],
+      ['username', ['two words'], 'terms.0'],
+      ['keyword', ['ok word', 'ab'], 'terms.1'],
+      ['ip', ['10.0.0.0/8', '300.0.0.1'], 'terms.1'],
+    ];
+    const before = json(await t.as(m.viewer, { method: 'GET', url: '/api/v1/monitoring/' })).count;
+    for (const [type, terms, field] of cases) {
+      const res = await create({ name: `bad ${type}`, type, terms });
+      expect(res.statusCode, `${type} ${terms}`).toBe(400);
+      expect(json(res).errors.map((e: { field: string }) => e.field)).toEqual([field]);
+    }
+    expect((await create({ name: 'none', type: 'keyword', terms: [] })).statusCode).toBe(400);
+    expect((await create({ name: 'weird', type: 'phone', terms: ['123'] })).statusCode).toBe(400);
+    expect(json(await t.as(m.viewer, { method: 'GET', url: '/api/v1/monitoring/' })).count).toBe(before);
+  });
+
+  it('lists with filters, search over name and terms, and ordering', async () => {
+    await create({ name: 'Executives', type: 'email', terms: ['CEO@Example.com'], severity: 'critical' });
+    await create({ name: 'Ranges', type: 'ip', terms: ['203.0.113.77/24', '::ffff:198.51.100.1'], status: 'paused' });
+    await create({ name: 'Code names', type: 'keyword', terms: ['Project  Falcon'] });
+    const list = (qs: string) => t.as(m.viewer, { method: 'GET', url: `/api/v1/monitoring/${qs}` });
+    const ranges = json(await list('?type=ip'));
+    expect(ranges.results.map((r: { terms: string[] }) => r.terms)).toEqual([['203.0.113.0/24', '198.51.100.1']]);
+    expect(json(await list('?status=paused')).results.map((r: { name: string }) => r.name)).toEqual(['Ranges']);
+    expect(json(await list('?severity=critical,high')).count).toBe(2);
+    expect(json(await list('?search=falcon')).results.map((r: { name: string }) => r.name)).toEqual(['Code names']);
+    expect(json(await list('?search=ceo@example')).results.map((r: { name: string }) => r.name)).toEqual(['Executives']);
+    const names = json(await list('?ordering=name')).results.map((r: { name: string }) => r.name);
+    expect(names).toEqual([...names].sort());
+    expect((await list('?type=phone')).statusCode).toBe(400);
+  });
+
+  it('updates with If-Match, normalising new terms for the type, and audits each change', async () => {
+    const created = await create({ name: 'Patch me', type: 'username', terms: ['alice'] });
+    const id = json(created).id;
+    const stale = await t.as(m.analyst, { method: 'PATCH', url: `/api/v1/monitoring/${id}/`, payload: { status: 'paused' }, headers: { 'if-match': '"99"' } });
+    expect(stale.statusCode).toBe(412);
+    const res = await t.as(m.analyst, { method: 'PATCH', url: `/api/v1/monitoring/${id}/`, payload: { terms: ['Alice', 'BOB'], status: 'paused' }, headers: { 'if-match': '"1"' } });
+    expect(res.statusCode).toBe(200);
+    expect(json(res)).toMatchObject({ terms: ['alice', 'bob'], status: 'paused' });
+    expect(res.headers.etag).toBe('"2"');
+    expect((await t.as(m.analyst, { method: 'PATCH', url: `/api/v1/monitoring/${id}/`, payload: { terms: ['two words'] } })).statusCode).toBe(400);
+    const audit = json(await t.as(m.admin, { method: 'GET', url: '/api/v1/audit-log/?target_type=monitor&ordering=created_at&page_size=500' }));
+    const mine = audit.results.filter((e: { target_id: string }) => e.target_id === id);
+    expect(mine.map((e: { action: string }) => e.action)).toEqual(['monitor.created', 'monitor.updated']);
+    expect(mine[1].changes).toEqual({ terms: { from: ['alice'], to: ['alice', 'bob'] }, status: { from: 'active', to: 'paused' } });
+  });
+
+  it('lets a viewer read but not write, an analyst write but not delete, an admin delete', async () => {
+    expect((await create({ name: 'v', type: 'keyword', terms: ['abc'] }, m.viewer)).statusCode).toBe(403);
+    const id = json(await create({ name: 'Delete me', type: 'keyword', terms: ['abc'] })).id;
+    expect((await t.as(m.viewer, { method: 'PATCH', url: `/api/v1/monitoring/${id}/`, payload: { name: 'x' } })).statusCode).toBe(403);
+    expect((await t.as(m.analyst, { method: 'DELETE', url: `/api/v1/monitoring/${id}/` })).statusCode).toBe(403);
+    expect((await t.as(m.admin, { method: 'DELETE', url: `/api/v1/monitoring/${id}/` })).statusCode).toBe(204);
+    expect((await t.as(m.viewer, { method: 'GET', url: `/api/v1/monitoring/${id}/` })).statusCode).toBe(404);
+  });
+
+  it("answers 404, never 403, for another organization's monitor, and lists none of them", async () => {
+    const id = json(await create({ name: 'Private', type: 'keyword', terms: ['secret'] })).id;
+    for (const [method, payload] of [['GET'], ['PATCH', { name: 'x' }], ['DELETE']] as const) {
+      const res = await t.as(other.owner, { method, url: `/api/v1/monitoring/${id}/`, ...(payload ? { payload } : {}) });
+      expect(res.statusCode, method).toBe(404);
+    }
+    expect(json(await t.as(other.owner, { method: 'GET', url: '/api/v1/monitoring/' })).count).toBe(0);
+  });
+
+  it('counts the monitors in /organization/usage/ and /leaks/stats/', async () => {
+    const count = json(await t.as(m.viewer, { method: 'GET', url: '/api/v1/monitoring/' })).count;
+    expect(count).toBeGreaterThan(0);
+    expect(json(await t.as(m.viewer, { method: 'GET', url: '/api/v1/organization/usage/' })).monitors).toBe(count);
+    expect(json(await t.as(m.viewer, { method: 'GET', url: '/api/v1/leaks/stats/' })).organization).toEqual({ monitors: count, alerts_open: 0, alerts_last_30_days: 0 });
+    expect(json(await t.as(other.owner, { method: 'GET', url: '/api/v1/organization/usage/' })).monitors).toBe(0);
+  });
+});
