@@ -67,6 +67,7 @@ export interface DB {
   saved_searches: SavedSearchesTable;
   monitors: MonitorsTable;
   monitor_alerts: MonitorAlertsTable;
+  monitor_generation: { id: number; n: number };
 }
 
 export interface IncidentsTable {

@@ -119,4 +119,63 @@ describe('monitors (API.md section 4)', () => {
     expect(json(await t.as(m.viewer, { method: 'GET', url: '/api/v1/leaks/stats/' })).organization).toEqual({ monitors: count, alerts_open: 0, alerts_last_30_days: 0 });
     expect(json(await t.as(other.owner, { method: 'GET', url: '/api/v1/organization/usage/' })).monitors).toBe(0);
   });
+
+  describe('the matcher over ingested records', () => {
+    let staff: User;
+    let source: string;
+    const ingest = (records: object[]) => t.as(staff, { method: 'POST', url: `/api/v1/leaks/sources/${source}/records/`, payload: records });
+
+    beforeAll(async () => {
+      staff = (await t.createOrg('enterprise', 'platform', true)).owner;
+      source = json(await t.as(staff, { method: 'POST', url: '/api/v1/leaks/sources/', payload: { name: 'Matcher dump' } })).id;
+    });
+
+    it('raises an alert per (monitor, record, term) in the ingest, counts it in the answer and the figures, and never twice', async () => {
+      const domains = json(await create({ name: 'Matched domains', type: 'domain', terms: ['matched.example'], severity: 'critical' }));
+      const words = json(await create({ name: 'Matched words', type: 'keyword', terms: ['nightjar'] }));
+      const paused = json(await create({ name: 'Paused', type: 'domain', terms: ['matched.example'], status: 'paused' }));
+      const elsewhere = json(await t.as(other.owner, { method: 'POST', url: '/api/v1/monitoring/', payload: { name: 'Theirs', type: 'email', terms: ['boss@matched.example'] } }));
+      const records = [
+        { email: 'boss@matched.example', extra: { codename: 'Nightjar' } },
+        { email: 'dev@mail.matched.example' },
+        { email: 'nobody@unmatched.example' },
+      ];
+      const first = await ingest(records);
+      expect(first.statusCode).toBe(200);
+      // matched.example: 2 records; nightjar: 1; theirs: 1 (another organization's monitor, from the same index).
+      expect(json(first)).toMatchObject({ accepted: 3, alerts_raised: 4 });
+      const again = await ingest(records);
+      expect(json(again)).toMatchObject({ accepted: 0, duplicates: 3, alerts_raised: 0 });
+      const read = async (id: string, as: User = m.viewer) => json(await t.as(as, { method: 'GET', url: `/api/v1/monitoring/${id}/` }));
+      expect(await read(domains.id)).toMatchObject({ alert_count: 2, alerts_open: 2, last_match_at: expect.any(String) });
+      expect(await read(words.id)).toMatchObject({ alert_count: 1 });
+      expect(await read(paused.id)).toMatchObject({ alert_count: 0, last_match_at: null });
+      expect(await read(elsewhere.id, other.owner)).toMatchObject({ alert_count: 1 });
+      const alerts = await t.db.selectFrom('monitor_alerts').select(['monitor_id', 'matched_term', 'matched_field', 'severity', 'status']).where('monitor_id', 'in', [domains.id, words.id]).orderBy('matched_field').execute();
+      expect(alerts).toEqual([
+        { monitor_id: domains.id, matched_term: 'matched.example', matched_field: 'domain', severity: 'critical', status: 'new' },
+        { monitor_id: domains.id, matched_term: 'matched.example', matched_field: 'domain', severity: 'critical', status: 'new' },
+        { monitor_id: words.id, matched_term: 'nightjar', matched_field: 'extra.codename', severity: 'medium', status: 'new' },
+      ]);
+      const stats = json(await t.as(m.viewer, { method: 'GET', url: '/api/v1/leaks/stats/' }));
+      expect(stats.organization).toMatchObject({ alerts_open: 3, alerts_last_30_days: 3 });
+    });
+
+    it('matches with monitors as they are now: a new monitor, a paused one and a changed term take effect on the next batch', async () => {
+      const mon = json(await create({ name: 'Changing', type: 'keyword', terms: ['kestrel'] }));
+      expect(json(await ingest([{ email: 'k1@birds.example', full_name: 'Kestrel One' }])).alerts_raised).toBe(1);
+      await t.as(m.analyst, { method: 'PATCH', url: `/api/v1/monitoring/${mon.id}/`, payload: { status: 'paused' } });
+      expect(json(await ingest([{ email: 'k2@birds.example', full_name: 'Kestrel Two' }])).alerts_raised).toBe(0);
+      await t.as(m.analyst, { method: 'PATCH', url: `/api/v1/monitoring/${mon.id}/`, payload: { status: 'active', terms: ['merlin'] } });
+      expect(json(await ingest([{ email: 'k3@birds.example', full_name: 'Kestrel Merlin' }])).alerts_raised).toBe(1);
+      expect((await t.db.selectFrom('monitor_alerts').select('matched_term').where('monitor_id', '=', mon.id).orderBy('matched_term').execute()).map((a) => a.matched_term)).toEqual(['kestrel', 'merlin']);
+    });
+
+    it('removes a monitor with its alerts', async () => {
+      const mon = json(await create({ name: 'Short lived', type: 'keyword', terms: ['ephemeral'] }));
+      expect(json(await ingest([{ email: 'e@short.example', full_name: 'Ephemeral' }])).alerts_raised).toBe(1);
+      expect((await t.as(m.admin, { method: 'DELETE', url: `/api/v1/monitoring/${mon.id}/` })).statusCode).toBe(204);
+      expect(await t.db.selectFrom('monitor_alerts').select('id').where('monitor_id', '=', mon.id).execute()).toEqual([]);
+    });
+  });
 });

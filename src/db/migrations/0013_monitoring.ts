@@ -46,9 +46,19 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute();
   await db.schema.createIndex('monitor_alerts_org_created_idx').on('monitor_alerts').columns(['organization_id', 'created_at', 'id']).execute();
   await db.schema.createIndex('monitor_alerts_monitor_status_idx').on('monitor_alerts').columns(['monitor_id', 'status', 'created_at']).execute();
+
+  // Bumped in the transaction of every change to monitors: each process's matcher rebuilds its
+  // index when the number it read last differs, so no ingest matches against stale monitors.
+  await db.schema
+    .createTable('monitor_generation')
+    .addColumn('id', 'integer', (c) => c.primaryKey())
+    .addColumn('n', 'integer', (c) => c.notNull())
+    .execute();
+  await db.insertInto('monitor_generation').values({ id: 1, n: 0 }).execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
+  await db.schema.dropTable('monitor_generation').execute();
   await db.schema.dropTable('monitor_alerts').execute();
   await db.schema.dropTable('monitors').execute();
 }

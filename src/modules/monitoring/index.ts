@@ -15,5 +15,6 @@ export function createMonitoringModule(ctx: Pick<AppDeps, 'database' | 'clock' |
   const service = new MonitoringService(ctx, new MonitoringRepository(), ctx.audit);
   ctx.hooks.on('organizations.usage', async (db, orgId, key) => (key === 'monitors' ? service.countMonitors(db, orgId) : undefined));
   ctx.hooks.on('leaks.organizationFigures', (db, orgId) => service.organizationFigures(db, orgId));
+  ctx.hooks.on('leaks.ingested', (trx, records) => service.raiseAlerts(trx, records));
   return { name: 'monitoring', service, routes: [{ plugin: monitoringRoutes, options: { monitoring: service } }] } as const;
 }

@@ -1,5 +1,6 @@
 import type { Insertable, Kysely, Selectable } from 'kysely';
-import type { DB, MonitorsTable } from '../../db/schema.js';
+import type { DB, MonitorAlertsTable, MonitorsTable } from '../../db/schema.js';
+import type { ActiveMonitor } from './monitoring.matcher.js';
 
 export type MonitorRow = Selectable<MonitorsTable>;
 /** A monitor with its alert figures, counted from its alerts. */
@@ -45,6 +46,36 @@ export class MonitoringRepository {
   /** Deletes a monitor; its alerts go with it (foreign key). */
   async deleteMonitor(db: Kysely<DB>, id: string): Promise<void> {
     await db.deleteFrom('monitors').where('id', '=', id).execute();
+  }
+
+  /** The number every change to monitors bumps (see migration 0013). */
+  async generation(db: Kysely<DB>): Promise<number> {
+    return Number((await db.selectFrom('monitor_generation').select('n').where('id', '=', 1).executeTakeFirstOrThrow()).n);
+  }
+
+  /** In the transaction of a change to monitors. */
+  async bumpGeneration(db: Kysely<DB>): Promise<void> {
+    await db.updateTable('monitor_generation').set((eb) => ({ n: eb('n', '+', 1) })).where('id', '=', 1).execute();
+  }
+
+  /** Every active monitor of every organization, for the matcher. */
+  async activeMonitors(db: Kysely<DB>): Promise<ActiveMonitor[]> {
+    const rows = await db.selectFrom('monitors').select(['id', 'organization_id', 'type', 'terms', 'severity']).where('status', '=', 'active').execute();
+    return rows.map((r) => ({ ...r, terms: JSON.parse(r.terms) as string[] }));
+  }
+
+  /** Inserts alerts, skipping those already raised (same monitor, record and term); how many were new. */
+  async insertAlerts(db: Kysely<DB>, rows: Array<Insertable<MonitorAlertsTable>>): Promise<number> {
+    let inserted = 0;
+    for (let i = 0; i < rows.length; i += 500) {
+      const r = await db
+        .insertInto('monitor_alerts')
+        .values(rows.slice(i, i + 500))
+        .onConflict((oc) => oc.columns(['monitor_id', 'leak_record_id', 'matched_term']).doNothing())
+        .executeTakeFirst();
+      inserted += Number(r.numInsertedOrUpdatedRows ?? 0);
+    }
+    return inserted;
   }
 
   async countMonitors(db: Kysely<DB>, orgId: string): Promise<number> {

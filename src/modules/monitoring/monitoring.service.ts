@@ -6,6 +6,8 @@ import { notFound, validation } from '../../http/errors.js';
 import { type ListQuery, type ListResult, Listing } from '../../http/listing.js';
 import { type AuditLog, diff } from '../audit/audit.repository.js';
 import type { Principal } from '../auth/principal.js';
+import type { InsertedRecord } from '../hooks.js';
+import { MonitorIndex } from './monitoring.matcher.js';
 import type { MonitoringRepository, MonitorWithFigures } from './monitoring.repository.js';
 import { MONITOR_STATUSES, type MonitorCreate, type MonitorOut, type MonitorPatch, SEVERITIES } from './monitoring.schemas.js';
 import { MONITOR_TYPES } from '../../domain/monitor-terms.js';
@@ -53,6 +55,9 @@ function termsFor(type: MonitorType, terms: string[]): string[] {
 
 /** Monitors: what an organization watches the leak corpus for. */
 export class MonitoringService {
+  /** The matcher's index and the monitors' generation it was built at. */
+  private index?: { generation: number; monitors: MonitorIndex };
+
   constructor(
     private readonly deps: Pick<AppDeps, 'database' | 'clock' | 'newId'>,
     private readonly repo: MonitoringRepository,
@@ -93,6 +98,7 @@ export class MonitoringService {
         last_scan_at: null,
       };
       await this.repo.insertMonitor(trx, row);
+      await this.repo.bumpGeneration(trx);
       await this.audit.recordAs(trx, ctx, { action: 'monitor.created', targetType: 'monitor', targetId: row.id, changes: { name: row.name, type: row.type, terms } });
       return this.get(ctx.p, row.id, trx);
     });
@@ -113,6 +119,7 @@ export class MonitoringService {
         ...(next.severity !== undefined && { severity: next.severity }),
         updated_at: this.deps.clock().toISOString(),
       });
+      await this.repo.bumpGeneration(trx);
       await this.audit.recordAs(trx, ctx, { action: 'monitor.updated', targetType: 'monitor', targetId: id, changes });
       return this.get(ctx.p, id, trx);
     });
@@ -122,8 +129,43 @@ export class MonitoringService {
     await this.db.transaction().execute(async (trx) => {
       const current = await this.get(ctx.p, id, trx);
       await this.repo.deleteMonitor(trx, id);
+      await this.repo.bumpGeneration(trx);
       await this.audit.recordAs(trx, ctx, { action: 'monitor.deleted', targetType: 'monitor', targetId: id, changes: { name: current.name, alert_count: Number(current.alert_count) } });
     });
+  }
+
+  /**
+   * The leaks.ingested hook: the records of an ingest batch matched against every active monitor,
+   * their alerts written in the batch's transaction (a record and its alerts commit together), each
+   * (monitor, record, term) once. The index is rebuilt when the monitors' generation, read in the
+   * same transaction, has moved: no batch matches against monitors as they were.
+   */
+  async raiseAlerts(trx: Kysely<DB>, records: InsertedRecord[]): Promise<{ alerts: number; exposures: number }> {
+    if (records.length === 0) return { alerts: 0, exposures: 0 };
+    const generation = await this.repo.generation(trx);
+    if (!this.index || this.index.generation !== generation) this.index = { generation, monitors: new MonitorIndex(await this.repo.activeMonitors(trx)) };
+    if (this.index.monitors.size === 0) return { alerts: 0, exposures: 0 };
+    const matches = this.index.monitors.match(records);
+    if (matches.length === 0) return { alerts: 0, exposures: 0 };
+    const at = this.deps.clock().toISOString();
+    const alerts = await this.repo.insertAlerts(
+      trx,
+      matches.map((m) => ({
+        id: this.deps.newId(),
+        organization_id: m.monitor.organization_id,
+        monitor_id: m.monitor.id,
+        leak_record_id: m.record.id,
+        matched_term: m.term,
+        matched_field: m.field,
+        severity: m.monitor.severity,
+        status: 'new',
+        note: '',
+        incident_id: null,
+        created_at: at,
+        updated_at: at,
+      })),
+    );
+    return { alerts, exposures: 0 };
   }
 
   countMonitors(db: Kysely<DB>, orgId: string): Promise<number> {
