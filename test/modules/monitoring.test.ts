@@ -171,6 +171,40 @@ describe('monitors (API.md section 4)', () => {
       expect((await t.db.selectFrom('monitor_alerts').select('matched_term').where('monitor_id', '=', mon.id).orderBy('matched_term').execute()).map((a) => a.matched_term)).toEqual(['kestrel', 'merlin']);
     });
 
+    it('lists, reads and triages alerts: filters, the record embedded, If-Match, bulk with missing ids, roles, 404 across organizations', async () => {
+      const mon = json(await create({ name: 'Triage', type: 'domain', terms: ['triage.example'], severity: 'low' }));
+      expect(json(await ingest([{ email: 'a@triage.example' }, { email: 'b@triage.example', password: 'hunter2hunter2' }, { email: 'c@triage.example' }])).alerts_raised).toBe(3);
+      const list = (qs: string, as: User = m.viewer) => t.as(as, { method: 'GET', url: `/api/v1/monitoring/alerts/${qs}` });
+      const mine = json(await list(`?monitor=${mon.id}&ordering=created_at`));
+      expect(mine.count).toBe(3);
+      const first = mine.results[0];
+      expect(first).toMatchObject({ monitor: { id: mon.id, name: 'Triage' }, severity: 'low', status: 'new', matched_term: 'triage.example', matched_field: 'domain', incident: null, note: '' });
+      expect(first.leak_record).toMatchObject({ email: expect.stringMatching(/@triage\.example$/), domain: 'triage.example', source: { id: source, name: 'Matcher dump' } });
+      expect(json(await t.as(m.viewer, { method: 'GET', url: `/api/v1/monitoring/${mon.id}/alerts/` })).count).toBe(3);
+      const one = await t.as(m.viewer, { method: 'GET', url: `/api/v1/monitoring/alerts/${first.id}/` });
+      expect(json(one)).toEqual(first);
+      expect(one.headers.etag).toBe('"1"');
+      expect((await t.as(m.viewer, { method: 'PATCH', url: `/api/v1/monitoring/alerts/${first.id}/`, payload: { status: 'acknowledged' } })).statusCode).toBe(403);
+      expect((await t.as(m.analyst, { method: 'PATCH', url: `/api/v1/monitoring/alerts/${first.id}/`, payload: { status: 'acknowledged' }, headers: { 'if-match': '"7"' } })).statusCode).toBe(412);
+      const patched = await t.as(m.analyst, { method: 'PATCH', url: `/api/v1/monitoring/alerts/${first.id}/`, payload: { status: 'acknowledged', note: 'looking' } });
+      expect(json(patched)).toMatchObject({ status: 'acknowledged', note: 'looking' });
+      expect(json(await list(`?monitor=${mon.id}&status=acknowledged`)).count).toBe(1);
+      expect((await list('?status=closed')).statusCode).toBe(400);
+      const missing = '0193e0a4-0000-7000-8000-000000000abc';
+      const theirs = json(await t.as(other.owner, { method: 'GET', url: '/api/v1/monitoring/alerts/' })).results[0].id;
+      const bulk = await t.as(m.analyst, { method: 'POST', url: '/api/v1/monitoring/alerts/bulk/', payload: { ids: [...mine.results.map((a: { id: string }) => a.id), missing, theirs], status: 'resolved', note: 'done' } });
+      expect(bulk.statusCode).toBe(200);
+      expect(json(bulk)).toEqual({ updated: 3, not_found: [missing, theirs] });
+      expect(json(await list(`?monitor=${mon.id}&status=resolved`)).count).toBe(3);
+      expect(json(await t.as(other.owner, { method: 'GET', url: `/api/v1/monitoring/alerts/${theirs}/` })).status).toBe('new');
+      expect(json(await t.as(m.viewer, { method: 'GET', url: `/api/v1/monitoring/${mon.id}/` })).alerts_open).toBe(0);
+      expect((await t.as(other.owner, { method: 'GET', url: `/api/v1/monitoring/alerts/${first.id}/` })).statusCode).toBe(404);
+      expect((await t.as(other.owner, { method: 'GET', url: `/api/v1/monitoring/${mon.id}/alerts/` })).statusCode).toBe(404);
+      expect((await t.as(m.viewer, { method: 'POST', url: '/api/v1/monitoring/alerts/bulk/', payload: { ids: [first.id], status: 'new' } })).statusCode).toBe(403);
+      const audit = json(await t.as(m.admin, { method: 'GET', url: '/api/v1/audit-log/?target_type=alert&page_size=500' })).results.map((e: { action: string }) => e.action);
+      expect(audit).toEqual(expect.arrayContaining(['alert.updated', 'alerts.triaged']));
+    });
+
     it('removes a monitor with its alerts', async () => {
       const mon = json(await create({ name: 'Short lived', type: 'keyword', terms: ['ephemeral'] }));
       expect(json(await ingest([{ email: 'e@short.example', full_name: 'Ephemeral' }])).alerts_raised).toBe(1);

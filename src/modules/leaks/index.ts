@@ -5,6 +5,8 @@ import { leaksRoutes } from './leaks.routes.js';
 import { LeaksService } from './leaks.service.js';
 
 export { type IngestItem, LeaksService } from './leaks.service.js';
+export { RECORD_JSON } from './leaks.repository.js';
+export { LeakRecordSchema } from './leaks.schemas.js';
 
 /**
  * The leak corpus: sources, ingestion (which publishes leaks.ingested), search, saved searches,

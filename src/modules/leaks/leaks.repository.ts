@@ -18,7 +18,7 @@ const pgIso = (column: string) => sql.raw(`to_char(${column} at time zone 'UTC',
  * Timestamps as toISOString() writes them; test/modules/leak-record-json.test.ts holds the text to
  * the schema, field by field.
  */
-const RECORD_JSON: Record<Dialect, RawBuilder<string>> = {
+export const RECORD_JSON: Record<Dialect, RawBuilder<string>> = {
   postgres: sql<string>`(select row_to_json(o)::text from (select leak_records.id,
       (select row_to_json(s) from (select leak_records.source_id as id, leak_sources.name) as s) as source,
       leak_records.email, leak_records.username, leak_records.domain, leak_records.ip, leak_records.phone,

@@ -12,7 +12,7 @@ export { MonitoringService };
  * triage come next). Its figures fill GET /organization/usage/ (monitors) and GET /leaks/stats/.
  */
 export function createMonitoringModule(ctx: Pick<AppDeps, 'database' | 'clock' | 'newId'> & { audit: AuditLog; hooks: AppHookRegistry }) {
-  const service = new MonitoringService(ctx, new MonitoringRepository(), ctx.audit);
+  const service = new MonitoringService(ctx, new MonitoringRepository(ctx.database.dialect), ctx.audit);
   ctx.hooks.on('organizations.usage', async (db, orgId, key) => (key === 'monitors' ? service.countMonitors(db, orgId) : undefined));
   ctx.hooks.on('leaks.organizationFigures', (db, orgId) => service.organizationFigures(db, orgId));
   ctx.hooks.on('leaks.ingested', (trx, records) => service.raiseAlerts(trx, records));

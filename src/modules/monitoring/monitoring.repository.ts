@@ -1,4 +1,6 @@
 import type { Insertable, Kysely, Selectable } from 'kysely';
+import type { Dialect } from '../../db/database.js';
+import { RECORD_JSON } from '../leaks/index.js';
 import type { DB, MonitorAlertsTable, MonitorsTable } from '../../db/schema.js';
 import type { ActiveMonitor } from './monitoring.matcher.js';
 
@@ -6,8 +8,41 @@ export type MonitorRow = Selectable<MonitorsTable>;
 /** A monitor with its alert figures, counted from its alerts. */
 export type MonitorWithFigures = MonitorRow & { alert_count: number | string; alerts_open: number | string; last_match_at: string | null };
 
+export type AlertRow = Selectable<MonitorAlertsTable> & { monitor_name: string; record_json: string };
+
 /** Every query of the monitoring module. */
 export class MonitoringRepository {
+  constructor(private readonly dialect: Dialect) {}
+
+  /** The organization's alerts, each with its monitor's name and its leak record as JSON text. */
+  selectAlerts(db: Kysely<DB>, orgId: string) {
+    return db
+      .selectFrom('monitor_alerts')
+      .innerJoin('monitors', 'monitors.id', 'monitor_alerts.monitor_id')
+      .innerJoin('leak_records', 'leak_records.id', 'monitor_alerts.leak_record_id')
+      .innerJoin('leak_sources', 'leak_sources.id', 'leak_records.source_id')
+      .selectAll('monitor_alerts')
+      .select(['monitors.name as monitor_name', RECORD_JSON[this.dialect].as('record_json')])
+      .where('monitor_alerts.organization_id', '=', orgId);
+  }
+
+  async findAlert(db: Kysely<DB>, orgId: string, id: string): Promise<AlertRow | undefined> {
+    return (await this.selectAlerts(db, orgId).where('monitor_alerts.id', '=', id).executeTakeFirst()) as AlertRow | undefined;
+  }
+
+  /** Changes alerts of the organization and bumps their version; the ids it changed. */
+  async updateAlerts(db: Kysely<DB>, orgId: string, ids: string[], set: { status?: string; note?: string; updated_at: string }): Promise<string[]> {
+    const found = (await db.selectFrom('monitor_alerts').select('id').where('organization_id', '=', orgId).where('id', 'in', ids).execute()).map((r) => r.id);
+    if (found.length) {
+      await db
+        .updateTable('monitor_alerts')
+        .set((eb) => ({ ...set, version: eb('version', '+', 1) }))
+        .where('id', 'in', found)
+        .execute();
+    }
+    return found;
+  }
+
   /** The organization's monitors with their alert figures, for a list or one of them. */
   selectMonitors(db: Kysely<DB>, orgId: string) {
     return db

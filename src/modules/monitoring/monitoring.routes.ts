@@ -4,8 +4,8 @@ import { assertIfMatch, etagOf, notModified } from '../../http/etag.js';
 import { envelope, PageSchema } from '../../http/listing.js';
 import { errorResponses, IdParams } from '../../http/schemas.js';
 import { actorOf, principalOf } from '../auth/principal.js';
-import { MonitorCreateSchema, MonitorPatchSchema, MonitorSchema } from './monitoring.schemas.js';
-import { monitorListing, type MonitoringService, presentMonitor } from './monitoring.service.js';
+import { AlertBulkResultSchema, AlertBulkSchema, AlertPatchSchema, AlertSchema, MonitorCreateSchema, MonitorPatchSchema, MonitorSchema } from './monitoring.schemas.js';
+import { alertListing, monitorListing, type MonitoringService, presentAlert, presentMonitor } from './monitoring.service.js';
 
 const tags = ['monitoring'];
 
@@ -85,6 +85,76 @@ export const monitoringRoutes: FastifyPluginAsyncTypebox<{ monitoring: Monitorin
     async (request, reply) => {
       await monitoring.remove(actorOf(request), request.params.id);
       return reply.code(204).send(null);
+    },
+  );
+
+  app.get(
+    '/monitoring/alerts/',
+    {
+      schema: {
+        tags,
+        summary: "Your organization's alerts",
+        description: 'Newest first. Filters monitor, status, severity (comma lists); search looks in the matched term and the note.',
+        querystring: alertListing.querystring,
+        response: { 200: PageSchema(AlertSchema), ...errorResponses(400, 401, 404) },
+      },
+    },
+    async (request) => envelope(request, await monitoring.listAlerts(principalOf(request), request.query)),
+  );
+
+  app.get(
+    '/monitoring/:id/alerts/',
+    {
+      schema: { tags, summary: "One monitor's alerts", params: IdParams, querystring: alertListing.querystring, response: { 200: PageSchema(AlertSchema), ...errorResponses(400, 401, 404) } },
+    },
+    async (request) => envelope(request, await monitoring.listAlerts(principalOf(request), request.query, request.params.id)),
+  );
+
+  app.post(
+    '/monitoring/alerts/bulk/',
+    {
+      config: { minRole: 'analyst' },
+      schema: {
+        tags,
+        summary: 'Triage many alerts at once',
+        description: 'Analyst or above: up to 1,000 ids get the status (and note). Ids that name no alert of your organization are listed in `not_found`; the others change.',
+        body: AlertBulkSchema,
+        response: { 200: AlertBulkResultSchema, ...errorResponses(400, 401, 403) },
+      },
+    },
+    async (request) => monitoring.triage(actorOf(request), request.body),
+  );
+
+  app.get(
+    '/monitoring/alerts/:id/',
+    {
+      config: { etag: [200] },
+      schema: { tags, summary: 'One alert', params: IdParams, response: { 200: AlertSchema, 304: Type.Null({ description: 'Not modified (If-None-Match).' }), ...errorResponses(401, 404) } },
+    },
+    async (request, reply) => {
+      const row = await monitoring.getAlert(principalOf(request), request.params.id);
+      if (notModified(request, reply, row.version)) return reply;
+      return presentAlert(row);
+    },
+  );
+
+  app.patch(
+    '/monitoring/alerts/:id/',
+    {
+      config: { etag: [200], minRole: 'analyst' },
+      schema: {
+        tags,
+        summary: 'Triage an alert',
+        description: 'Analyst or above: status and note. Honours If-Match (412).',
+        params: IdParams,
+        body: AlertPatchSchema,
+        response: { 200: AlertSchema, ...errorResponses(400, 401, 403, 404, 412, 415) },
+      },
+    },
+    async (request, reply) => {
+      const row = await monitoring.updateAlert(actorOf(request), request.params.id, request.body, (v) => assertIfMatch(request, v));
+      reply.header('etag', etagOf(row.version));
+      return presentAlert(row);
     },
   );
 };

@@ -1,6 +1,7 @@
 import { type Static, Type } from 'typebox';
 import { MAX_TERMS, MONITOR_TYPES } from '../../domain/monitor-terms.js';
 import { Nullable, Timestamp, Uuid } from '../../http/schemas.js';
+import { LeakRecordSchema } from '../leaks/index.js';
 
 export const MONITOR_STATUSES = ['active', 'paused'] as const;
 export const SEVERITIES = ['low', 'medium', 'high', 'critical'] as const;
@@ -60,3 +61,47 @@ export const MonitorPatchSchema = Type.Object(
   { additionalProperties: false },
 );
 export type MonitorPatch = Static<typeof MonitorPatchSchema>;
+
+export const ALERT_STATUSES = ['new', 'acknowledged', 'resolved', 'false_positive'] as const;
+const AlertStatus = Type.Enum([...ALERT_STATUSES], { type: 'string', description: 'new, acknowledged, resolved or false_positive; new and acknowledged are open.' });
+
+export const AlertSchema = Type.Object(
+  {
+    id: Uuid('Alert id.'),
+    monitor: Type.Object({ id: Uuid('Monitor id.'), name: Type.String({ description: 'Monitor name.' }) }, { description: 'The monitor that raised it.' }),
+    severity: Severity,
+    status: AlertStatus,
+    matched_term: Type.String({ description: 'The term found.' }),
+    matched_field: Type.String({ description: 'Where: email, username, domain, ip, phone, full_name or extra.<key>.' }),
+    leak_record: LeakRecordSchema,
+    incident: Nullable(Uuid('Incident it was escalated to.'), 'The incident it was escalated to, or null.'),
+    note: Type.String({ description: 'Triage note.' }),
+    created_at: Timestamp('When it was raised.'),
+    updated_at: Timestamp('When it last changed.'),
+  },
+  { title: 'Alert' },
+);
+export type AlertOut = Static<typeof AlertSchema>;
+
+export const AlertPatchSchema = Type.Object(
+  {
+    status: Type.Optional(AlertStatus),
+    note: Type.Optional(Type.String({ maxLength: 10000, description: 'Triage note.' })),
+  },
+  { additionalProperties: false },
+);
+export type AlertPatch = Static<typeof AlertPatchSchema>;
+
+export const AlertBulkSchema = Type.Object(
+  {
+    ids: Type.Array(Type.String({ format: 'uuid' }), { minItems: 1, maxItems: 1000, description: 'The alerts, at most 1,000.' }),
+    status: AlertStatus,
+    note: Type.Optional(Type.String({ maxLength: 10000, description: 'Triage note for each.' })),
+  },
+  { additionalProperties: false },
+);
+
+export const AlertBulkResultSchema = Type.Object({
+  updated: Type.Integer({ description: 'Alerts changed.' }),
+  not_found: Type.Array(Type.String(), { description: 'Ids that name no alert of your organization.' }),
+});

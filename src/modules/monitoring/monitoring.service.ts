@@ -8,8 +8,8 @@ import { type AuditLog, diff } from '../audit/audit.repository.js';
 import type { Principal } from '../auth/principal.js';
 import type { InsertedRecord } from '../hooks.js';
 import { MonitorIndex } from './monitoring.matcher.js';
-import type { MonitoringRepository, MonitorWithFigures } from './monitoring.repository.js';
-import { MONITOR_STATUSES, type MonitorCreate, type MonitorOut, type MonitorPatch, SEVERITIES } from './monitoring.schemas.js';
+import type { AlertRow, MonitoringRepository, MonitorWithFigures } from './monitoring.repository.js';
+import { ALERT_STATUSES, type AlertOut, type AlertPatch, MONITOR_STATUSES, type MonitorCreate, type MonitorOut, type MonitorPatch, SEVERITIES } from './monitoring.schemas.js';
 import { MONITOR_TYPES } from '../../domain/monitor-terms.js';
 
 type Ctx = { p: Principal; ip: string };
@@ -26,6 +26,35 @@ export const monitorListing = new Listing({
   createdColumn: 'monitors.created_at',
   updatedColumn: 'monitors.updated_at',
 });
+
+export const alertListing = new Listing({
+  filters: {
+    monitor: { kind: 'uuid', column: 'monitor_alerts.monitor_id', description: 'Only the alerts of this monitor.' },
+    status: { kind: 'enum', column: 'monitor_alerts.status', values: ALERT_STATUSES, description: 'Only alerts in these states.' },
+    severity: { kind: 'enum', column: 'monitor_alerts.severity', values: SEVERITIES, description: 'Only alerts of these severities.' },
+  },
+  search: ['monitor_alerts.matched_term', 'monitor_alerts.note'],
+  ordering: { created_at: 'monitor_alerts.created_at', updated_at: 'monitor_alerts.updated_at' },
+  idColumn: 'monitor_alerts.id',
+  createdColumn: 'monitor_alerts.created_at',
+  updatedColumn: 'monitor_alerts.updated_at',
+});
+
+export function presentAlert(r: AlertRow): AlertOut {
+  return {
+    id: r.id,
+    monitor: { id: r.monitor_id, name: r.monitor_name },
+    severity: r.severity as AlertOut['severity'],
+    status: r.status as AlertOut['status'],
+    matched_term: r.matched_term,
+    matched_field: r.matched_field,
+    leak_record: JSON.parse(r.record_json) as AlertOut['leak_record'],
+    incident: r.incident_id,
+    note: r.note,
+    created_at: r.created_at,
+    updated_at: r.updated_at,
+  };
+}
 
 export function presentMonitor(r: MonitorWithFigures): MonitorOut {
   return {
@@ -166,6 +195,50 @@ export class MonitoringService {
       })),
     );
     return { alerts, exposures: 0 };
+  }
+
+  // --- alerts ---
+
+  /** The organization's alerts, or one monitor's (404 when that monitor is not the organization's). */
+  async listAlerts(p: Principal, query: ListQuery, monitorId?: string): Promise<ListResult<AlertOut>> {
+    let qb = this.repo.selectAlerts(this.db, p.organization.id);
+    if (monitorId) {
+      await this.get(p, monitorId);
+      qb = qb.where('monitor_alerts.monitor_id', '=', monitorId);
+    }
+    return alertListing.page(alertListing.filter(qb, query, { dialect: this.deps.database.dialect }), query, presentAlert);
+  }
+
+  async getAlert(p: Principal, id: string, db: Kysely<DB> = this.db): Promise<AlertRow> {
+    const row = await this.repo.findAlert(db, p.organization.id, id);
+    if (!row) throw notFound('No such alert.');
+    return row;
+  }
+
+  async updateAlert(ctx: Ctx, id: string, patch: AlertPatch, assertVersion: (v: number) => void): Promise<AlertRow> {
+    return this.db.transaction().execute(async (trx) => {
+      const current = await this.getAlert(ctx.p, id, trx);
+      assertVersion(current.version);
+      const changes = diff({ status: current.status, note: current.note } as Record<string, unknown>, patch);
+      if (Object.keys(changes).length === 0) return current;
+      await this.repo.updateAlerts(trx, ctx.p.organization.id, [id], { ...patch, updated_at: this.deps.clock().toISOString() });
+      await this.audit.recordAs(trx, ctx, { action: 'alert.updated', targetType: 'alert', targetId: id, changes });
+      return this.getAlert(ctx.p, id, trx);
+    });
+  }
+
+  /** Triage of many alerts at once: those of the organization change, the others are named not found. */
+  async triage(ctx: Ctx, body: { ids: string[]; status: string; note?: string }): Promise<{ updated: number; not_found: string[] }> {
+    const ids = [...new Set(body.ids.map((i) => i.toLowerCase()))];
+    return this.db.transaction().execute(async (trx) => {
+      const set = { status: body.status, ...(body.note !== undefined && { note: body.note }), updated_at: this.deps.clock().toISOString() };
+      const updated = await this.repo.updateAlerts(trx, ctx.p.organization.id, ids, set);
+      if (updated.length) {
+        await this.audit.recordAs(trx, ctx, { action: 'alerts.triaged', targetType: 'alert', targetId: null, changes: { ids: updated, status: body.status, ...(body.note !== undefined && { note: body.note }) } });
+      }
+      const found = new Set(updated);
+      return { updated: updated.length, not_found: ids.filter((i) => !found.has(i)) };
+    });
   }
 
   countMonitors(db: Kysely<DB>, orgId: string): Promise<number> {
