@@ -205,6 +205,24 @@ describe('monitors (API.md section 4)', () => {
       expect(audit).toEqual(expect.arrayContaining(['alert.updated', 'alerts.triaged']));
     });
 
+    it('sums up in /monitoring/stats/: monitors by status, alerts by status and severity, 30 days of alerts with zeros', async () => {
+      const stats = json(await t.as(m.viewer, { method: 'GET', url: '/api/v1/monitoring/stats/' }));
+      const monitors = json(await t.as(m.viewer, { method: 'GET', url: '/api/v1/monitoring/?page_size=500' })).results;
+      expect(stats.monitors).toEqual({
+        active: monitors.filter((x: { status: string }) => x.status === 'active').length,
+        paused: monitors.filter((x: { status: string }) => x.status === 'paused').length,
+      });
+      const alerts = json(await t.as(m.viewer, { method: 'GET', url: '/api/v1/monitoring/alerts/?page_size=500' })).results as Array<{ status: string; severity: string; created_at: string }>;
+      const tally = (key: 'status' | 'severity', values: string[]) => Object.fromEntries(values.map((v) => [v, alerts.filter((a) => a[key] === v).length]));
+      expect(stats.alerts.by_status).toEqual(tally('status', ['new', 'acknowledged', 'resolved', 'false_positive']));
+      expect(stats.alerts.by_severity).toEqual(tally('severity', ['low', 'medium', 'high', 'critical']));
+      expect(stats.alerts_by_day).toHaveLength(30);
+      const today = t.clock.now().toISOString().slice(0, 10);
+      expect(stats.alerts_by_day.at(-1)).toEqual({ date: today, count: alerts.length });
+      expect(stats.alerts_by_day.slice(0, 29).every((d: { count: number }) => d.count === 0)).toBe(true);
+      expect(json(await t.as(other.owner, { method: 'GET', url: '/api/v1/monitoring/stats/' })).alerts.by_status.new).toBe(1);
+    });
+
     it('removes a monitor with its alerts', async () => {
       const mon = json(await create({ name: 'Short lived', type: 'keyword', terms: ['ephemeral'] }));
       expect(json(await ingest([{ email: 'e@short.example', full_name: 'Ephemeral' }])).alerts_raised).toBe(1);

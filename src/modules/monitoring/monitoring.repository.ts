@@ -113,6 +113,19 @@ export class MonitoringRepository {
     return inserted;
   }
 
+  /** The counts behind GET /monitoring/stats/: monitors by status, alerts by status and severity, alerts' days since `since`. */
+  async statsRows(db: Kysely<DB>, orgId: string, since: string) {
+    const monitors = await db.selectFrom('monitors').select(['status', (eb) => eb.fn.countAll().as('n')]).where('organization_id', '=', orgId).groupBy('status').execute();
+    const alerts = await db
+      .selectFrom('monitor_alerts')
+      .select(['status', 'severity', (eb) => eb.fn.countAll().as('n')])
+      .where('organization_id', '=', orgId)
+      .groupBy(['status', 'severity'])
+      .execute();
+    const recent = await db.selectFrom('monitor_alerts').select('created_at').where('organization_id', '=', orgId).where('created_at', '>=', since).execute();
+    return { monitors, alerts, recent };
+  }
+
   async countMonitors(db: Kysely<DB>, orgId: string): Promise<number> {
     return Number((await db.selectFrom('monitors').select((eb) => eb.fn.countAll().as('n')).where('organization_id', '=', orgId).executeTakeFirstOrThrow()).n);
   }

@@ -4,7 +4,7 @@ import { assertIfMatch, etagOf, notModified } from '../../http/etag.js';
 import { envelope, PageSchema } from '../../http/listing.js';
 import { errorResponses, IdParams } from '../../http/schemas.js';
 import { actorOf, principalOf } from '../auth/principal.js';
-import { AlertBulkResultSchema, AlertBulkSchema, AlertPatchSchema, AlertSchema, MonitorCreateSchema, MonitorPatchSchema, MonitorSchema } from './monitoring.schemas.js';
+import { AlertBulkResultSchema, AlertBulkSchema, AlertPatchSchema, AlertSchema, MonitorCreateSchema, MonitorPatchSchema, MonitorSchema, MonitoringStatsSchema } from './monitoring.schemas.js';
 import { alertListing, monitorListing, type MonitoringService, presentAlert, presentMonitor } from './monitoring.service.js';
 
 const tags = ['monitoring'];
@@ -86,6 +86,12 @@ export const monitoringRoutes: FastifyPluginAsyncTypebox<{ monitoring: Monitorin
       await monitoring.remove(actorOf(request), request.params.id);
       return reply.code(204).send(null);
     },
+  );
+
+  app.get(
+    '/monitoring/stats/',
+    { schema: { tags, summary: 'Monitoring figures', description: 'Monitors by status, alerts by status and severity, and alerts raised on each of the last 30 days (UTC).', response: { 200: MonitoringStatsSchema, ...errorResponses(401) } } },
+    async (request) => monitoring.stats(principalOf(request)),
   );
 
   app.get(

@@ -105,3 +105,14 @@ export const AlertBulkResultSchema = Type.Object({
   updated: Type.Integer({ description: 'Alerts changed.' }),
   not_found: Type.Array(Type.String(), { description: 'Ids that name no alert of your organization.' }),
 });
+
+const Counts = (keys: readonly string[], what: string) =>
+  Type.Object(Object.fromEntries(keys.map((k) => [k, Type.Integer({ description: `${what} ${k}.` })])), { description: `${what}, by value (zeros included).` });
+
+export const MonitoringStatsSchema = Type.Object({
+  monitors: Counts(MONITOR_STATUSES, 'Monitors'),
+  alerts: Type.Object({ by_status: Counts(ALERT_STATUSES, 'Alerts'), by_severity: Counts(SEVERITIES, 'Alerts') }, { description: 'Every alert of the organization.' }),
+  alerts_by_day: Type.Array(Type.Object({ date: Type.String({ format: 'date', description: 'A day (UTC).' }), count: Type.Integer({ description: 'Alerts raised that day.' }) }), {
+    description: 'The last 30 days (UTC), oldest first, today included, days without alerts as 0.',
+  }),
+});

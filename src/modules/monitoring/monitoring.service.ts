@@ -241,6 +241,32 @@ export class MonitoringService {
     });
   }
 
+  /** GET /monitoring/stats/: 30 days of alerts_by_day, days without alerts included. */
+  async stats(p: Principal) {
+    const today = this.deps.clock().toISOString().slice(0, 10);
+    const days = Array.from({ length: 30 }, (_, i) => new Date(Date.parse(`${today}T00:00:00Z`) - (29 - i) * 86_400_000).toISOString().slice(0, 10));
+    const { monitors, alerts, recent } = await this.repo.statsRows(this.db, p.organization.id, `${days[0]}T00:00:00.000Z`);
+    const zeros = (keys: readonly string[]) => Object.fromEntries(keys.map((k) => [k, 0])) as Record<string, number>;
+    const byMonitorStatus = zeros(MONITOR_STATUSES);
+    for (const r of monitors) byMonitorStatus[r.status] = Number(r.n);
+    const byStatus = zeros(ALERT_STATUSES);
+    const bySeverity = zeros(SEVERITIES);
+    for (const r of alerts) {
+      byStatus[r.status] = (byStatus[r.status] ?? 0) + Number(r.n);
+      bySeverity[r.severity] = (bySeverity[r.severity] ?? 0) + Number(r.n);
+    }
+    const perDay = new Map(days.map((d) => [d, 0]));
+    for (const r of recent) {
+      const day = r.created_at.slice(0, 10);
+      if (perDay.has(day)) perDay.set(day, (perDay.get(day) as number) + 1);
+    }
+    return {
+      monitors: byMonitorStatus,
+      alerts: { by_status: byStatus, by_severity: bySeverity },
+      alerts_by_day: [...perDay].map(([date, count]) => ({ date, count })),
+    };
+  }
+
   countMonitors(db: Kysely<DB>, orgId: string): Promise<number> {
     return this.repo.countMonitors(db, orgId);
   }
