@@ -57,7 +57,7 @@ export function createModules(deps: AppDeps) {
   const auth = createAuthModule({ ...deps, audit: audit.log, hooks, passwordPolicy, users, orgs: organizations.service });
   const incidents = createIncidentsModule({ ...deps, audit: audit.log, hooks });
   const leaks = createLeaksModule({ ...deps, audit: audit.log, hooks });
-  const monitoring = createMonitoringModule({ ...deps, audit: audit.log, hooks });
+  const monitoring = createMonitoringModule({ ...deps, audit: audit.log, hooks, incidents: incidents.service });
   const services: Services = {
     audit: audit.log,
     tokens: auth.tokens,

@@ -223,6 +223,41 @@ describe('monitors (API.md section 4)', () => {
       expect(json(await t.as(other.owner, { method: 'GET', url: '/api/v1/monitoring/stats/' })).alerts.by_status.new).toBe(1);
     });
 
+    it('escalates an alert to a new incident, or merges it into one, once', async () => {
+      const mon = json(await create({ name: 'Escalations', type: 'domain', terms: ['escalate.example'], severity: 'high' }));
+      expect(json(await ingest([{ email: 'x@escalate.example', ip: '203.0.113.66' }, { email: 'y@escalate.example' }])).alerts_raised).toBe(2);
+      const [a, b] = json(await t.as(m.viewer, { method: 'GET', url: `/api/v1/monitoring/alerts/?monitor=${mon.id}&ordering=created_at` })).results;
+      const escalate = (id: string, payload?: object, as: User = m.analyst) =>
+        t.as(as, { method: 'POST', url: `/api/v1/monitoring/alerts/${id}/escalate/`, ...(payload ? { payload } : {}) });
+      expect((await escalate(a.id, undefined, m.viewer)).statusCode).toBe(403);
+      const made = await escalate(a.id);
+      expect(made.statusCode, made.body).toBe(201);
+      const incident = json(made);
+      expect(incident).toMatchObject({ title: 'Escalations: escalate.example in Matcher dump', severity: 'high', source_alert: a.id, ioc_count: 3, status: 'open' });
+      const iocs = json(await t.as(m.viewer, { method: 'GET', url: `/api/v1/incidents/${incident.id}/iocs/?ordering=created_at` })).results.map((i: { type: string; value: string }) => `${i.type}:${i.value}`);
+      expect(iocs.sort()).toEqual([`domain:escalate.example`, `email:${a.leak_record.email}`, 'ipv4:203.0.113.66'].sort());
+      expect(json(await t.as(m.viewer, { method: 'GET', url: `/api/v1/monitoring/alerts/${a.id}/` }))).toMatchObject({ status: 'acknowledged', incident: incident.id });
+      const twice = await escalate(a.id);
+      expect(twice.statusCode).toBe(409);
+      // Merged: the other record's e-mail is new, its domain a duplicate.
+      const merged = await escalate(b.id, { incident: incident.id });
+      expect(merged.statusCode).toBe(200);
+      expect(json(merged)).toMatchObject({ id: incident.id, ioc_count: 4 });
+      const events = json(await t.as(m.viewer, { method: 'GET', url: `/api/v1/incidents/${incident.id}/events/?kind=alert_merged` })).results;
+      expect(events).toHaveLength(1);
+      expect(events[0].changes).toMatchObject({ alert: b.id, matched_term: 'escalate.example' });
+      expect((await escalate(b.id, { incident: incident.id })).statusCode).toBe(409);
+      // Another organization's incident is not there to merge into; nothing changes.
+      const theirs = json(await t.as(other.owner, { method: 'POST', url: '/api/v1/incidents/', payload: { title: 'theirs' } }));
+      const c = json(await t.as(m.viewer, { method: 'GET', url: `/api/v1/monitoring/alerts/?monitor=${mon.id}&status=new` })).results;
+      expect(c).toHaveLength(0);
+      const fresh = json(await create({ name: 'More', type: 'keyword', terms: ['escalator'] }));
+      await ingest([{ email: 'z@lift.example', full_name: 'Escalator Man' }]);
+      const d = json(await t.as(m.viewer, { method: 'GET', url: `/api/v1/monitoring/${fresh.id}/alerts/` })).results[0];
+      expect((await escalate(d.id, { incident: theirs.id })).statusCode).toBe(404);
+      expect(json(await t.as(m.viewer, { method: 'GET', url: `/api/v1/monitoring/alerts/${d.id}/` }))).toMatchObject({ status: 'new', incident: null });
+    });
+
     it('removes a monitor with its alerts', async () => {
       const mon = json(await create({ name: 'Short lived', type: 'keyword', terms: ['ephemeral'] }));
       expect(json(await ingest([{ email: 'e@short.example', full_name: 'Ephemeral' }])).alerts_raised).toBe(1);

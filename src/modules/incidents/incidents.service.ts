@@ -153,11 +153,20 @@ export class IncidentsService {
     return { rows, duplicates };
   }
 
-  async create(ctx: Ctx, body: { title: string; description?: string; status?: Status; severity?: Severity; tlp?: Tlp; tags?: string[]; assignee?: string | null; iocs?: IocInput[] }) {
+  /**
+   * `within`: run in the caller's transaction (monitoring escalating an alert: the incident and the
+   * alert's change commit together) and record the alert it comes from.
+   */
+  async create(
+    ctx: Ctx,
+    body: { title: string; description?: string; status?: Status; severity?: Severity; tlp?: Tlp; tags?: string[]; assignee?: string | null; iocs?: IocInput[] },
+    within?: { trx: Kysely<DB>; sourceAlertId: string },
+  ) {
     const { p } = ctx;
     const { good, rejected } = this.normaliseIocs(body.iocs ?? [], (i) => `iocs.${i}.`);
     if (rejected.length) throw validation(rejected.flatMap((r) => r.errors));
-    return this.db.transaction().execute(async (trx) => {
+    const run = <T>(fn: (trx: Kysely<DB>) => Promise<T>) => (within ? fn(within.trx) : this.db.transaction().execute(fn));
+    return run(async (trx) => {
       await this.assertAssignee(trx, p, body.assignee);
       const at = this.now();
       const status = body.status ?? 'open';
@@ -173,7 +182,7 @@ export class IncidentsService {
         tlp: body.tlp ?? 'amber',
         tags: JSON.stringify(body.tags ?? []),
         assignee_id: body.assignee?.toLowerCase() ?? null,
-        source_alert_id: null,
+        source_alert_id: within?.sourceAlertId ?? null,
         created_by: p.user.id,
         created_at: at,
         updated_at: at,
@@ -274,6 +283,29 @@ export class IncidentsService {
       if (rows.length === 0) throw conflict(`This incident already has the ${good[0]!.input.type} ${good[0]!.value}.`, 'duplicate');
       return rows[0] as IocRow;
     });
+  }
+
+  /**
+   * An alert merged into an incident, in the caller's transaction: its IOCs added (duplicates
+   * skipped) and an `alert_merged` event on the timeline.
+   */
+  async mergeAlert(trx: Kysely<DB>, ctx: Ctx, incidentId: string, alert: { id: string; matched_term: string }, iocs: IocInput[]) {
+    const incident = await this.get(ctx.p, incidentId, trx);
+    const { good } = this.normaliseIocs(iocs, () => '');
+    const { rows, duplicates } = await this.addIocs(trx, ctx, incident, good);
+    await this.repo.insertEvents(trx, [
+      {
+        id: this.deps.newId(),
+        organization_id: ctx.p.organization.id,
+        incident_id: incident.id,
+        kind: 'alert_merged',
+        actor_id: ctx.p.user.id,
+        changes: { alert: alert.id, matched_term: alert.matched_term },
+        ioc_id: null,
+        created_at: this.now(),
+      },
+    ]);
+    return { incident: await this.get(ctx.p, incident.id, trx), created: rows.length, duplicates };
   }
 
   async addManyIocs(ctx: Ctx, incidentId: string, items: unknown[]) {

@@ -31,7 +31,7 @@ export class MonitoringRepository {
   }
 
   /** Changes alerts of the organization and bumps their version; the ids it changed. */
-  async updateAlerts(db: Kysely<DB>, orgId: string, ids: string[], set: { status?: string; note?: string; updated_at: string }): Promise<string[]> {
+  async updateAlerts(db: Kysely<DB>, orgId: string, ids: string[], set: { status?: string; note?: string; incident_id?: string; updated_at: string }): Promise<string[]> {
     const found = (await db.selectFrom('monitor_alerts').select('id').where('organization_id', '=', orgId).where('id', 'in', ids).execute()).map((r) => r.id);
     if (found.length) {
       await db

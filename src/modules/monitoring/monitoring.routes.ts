@@ -4,6 +4,7 @@ import { assertIfMatch, etagOf, notModified } from '../../http/etag.js';
 import { envelope, PageSchema } from '../../http/listing.js';
 import { errorResponses, IdParams } from '../../http/schemas.js';
 import { actorOf, principalOf } from '../auth/principal.js';
+import { IncidentSchema, presentIncident } from '../incidents/index.js';
 import { AlertBulkResultSchema, AlertBulkSchema, AlertPatchSchema, AlertSchema, MonitorCreateSchema, MonitorPatchSchema, MonitorSchema, MonitoringStatsSchema } from './monitoring.schemas.js';
 import { alertListing, monitorListing, type MonitoringService, presentAlert, presentMonitor } from './monitoring.service.js';
 
@@ -129,6 +130,31 @@ export const monitoringRoutes: FastifyPluginAsyncTypebox<{ monitoring: Monitorin
       },
     },
     async (request) => monitoring.triage(actorOf(request), request.body),
+  );
+
+  app.post(
+    '/monitoring/alerts/:id/escalate/',
+    {
+      config: { etag: [200, 201], minRole: 'analyst' },
+      // An action: no body at all is the same as {}.
+      preValidation: async (request) => {
+        request.body ??= {};
+      },
+      schema: {
+        tags,
+        summary: 'Escalate an alert to an incident',
+        description:
+          'Analyst or above. Without a body (or `{}`): 201, a new incident titled `<monitor name>: <matched term> in <source name>`, with the alert\'s severity, `source_alert` set and IOCs for the leak record\'s e-mail, domain and ip. With `{"incident": "<uuid>"}`: 200, merged into that incident of yours (its IOCs added, duplicates skipped, an `alert_merged` event on its timeline). Either way the alert becomes acknowledged and names the incident; escalating it again is 409.',
+        params: IdParams,
+        body: Type.Object({ incident: Type.Optional(Type.String({ format: 'uuid', description: 'An incident to merge into instead of creating one.' })) }, { additionalProperties: false }),
+        response: { 200: IncidentSchema, 201: IncidentSchema, ...errorResponses(400, 401, 403, 404, 409, 415) },
+      },
+    },
+    async (request, reply) => {
+      const { incident, created } = await monitoring.escalate(actorOf(request), request.params.id, request.body.incident?.toLowerCase());
+      reply.code(created ? 201 : 200).header('etag', etagOf(incident.version));
+      return presentIncident(incident);
+    },
   );
 
   app.get(

@@ -2,11 +2,12 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import type { AppDeps } from '../../deps.js';
 import { type MonitorType, normaliseTerms } from '../../domain/monitor-terms.js';
-import { notFound, validation } from '../../http/errors.js';
+import { conflict, notFound, validation } from '../../http/errors.js';
 import { type ListQuery, type ListResult, Listing } from '../../http/listing.js';
 import { type AuditLog, diff } from '../audit/audit.repository.js';
 import type { Principal } from '../auth/principal.js';
 import type { InsertedRecord } from '../hooks.js';
+import type { IncidentsService } from '../incidents/index.js';
 import { MonitorIndex } from './monitoring.matcher.js';
 import type { AlertRow, MonitoringRepository, MonitorWithFigures } from './monitoring.repository.js';
 import { ALERT_STATUSES, type AlertOut, type AlertPatch, MONITOR_STATUSES, type MonitorCreate, type MonitorOut, type MonitorPatch, SEVERITIES } from './monitoring.schemas.js';
@@ -91,6 +92,7 @@ export class MonitoringService {
     private readonly deps: Pick<AppDeps, 'database' | 'clock' | 'newId'>,
     private readonly repo: MonitoringRepository,
     private readonly audit: AuditLog,
+    private readonly incidents: IncidentsService,
   ) {}
 
   private get db() {
@@ -265,6 +267,40 @@ export class MonitoringService {
       alerts: { by_status: byStatus, by_severity: bySeverity },
       alerts_by_day: [...perDay].map(([date, count]) => ({ date, count })),
     };
+  }
+
+  /**
+   * Escalates an alert, in one transaction: to a new incident (title `<monitor>: <term> in <source>`,
+   * the alert's severity, `source_alert` set, IOCs for the record's e-mail, domain and ip), or merged
+   * into `incidentId` (its IOCs added, duplicates skipped). The alert becomes acknowledged and names
+   * the incident; a second escalation is 409.
+   */
+  async escalate(ctx: Ctx, alertId: string, incidentId?: string): Promise<{ incident: Awaited<ReturnType<IncidentsService['get']>>; created: boolean }> {
+    return this.db.transaction().execute(async (trx) => {
+      const alert = await this.getAlert(ctx.p, alertId, trx);
+      if (alert.incident_id) throw conflict(`This alert was escalated already, to incident ${alert.incident_id}.`);
+      const record = JSON.parse(alert.record_json) as { email: string | null; domain: string | null; ip: string | null; source: { name: string } };
+      const iocs = [
+        ...(record.email ? [{ type: 'email' as const, value: record.email }] : []),
+        ...(record.domain ? [{ type: 'domain' as const, value: record.domain }] : []),
+        ...(record.ip ? [{ type: record.ip.includes(':') ? ('ipv6' as const) : ('ipv4' as const), value: record.ip }] : []),
+      ];
+      let incident;
+      if (incidentId) {
+        ({ incident } = await this.incidents.mergeAlert(trx, ctx, incidentId, alert, iocs));
+      } else {
+        const title = `${alert.monitor_name}: ${alert.matched_term} in ${record.source.name}`.slice(0, 200);
+        incident = await this.incidents.create(ctx, { title, severity: alert.severity as 'low', iocs }, { trx, sourceAlertId: alert.id });
+      }
+      await this.repo.updateAlerts(trx, ctx.p.organization.id, [alert.id], { status: 'acknowledged', incident_id: incident.id, updated_at: this.deps.clock().toISOString() });
+      await this.audit.recordAs(trx, ctx, {
+        action: 'alert.escalated',
+        targetType: 'alert',
+        targetId: alert.id,
+        changes: { incident: incident.id, merged: Boolean(incidentId), status: { from: alert.status, to: 'acknowledged' } },
+      });
+      return { incident, created: !incidentId };
+    });
   }
 
   countMonitors(db: Kysely<DB>, orgId: string): Promise<number> {
