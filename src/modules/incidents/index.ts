@@ -7,7 +7,7 @@ import { IncidentsService } from './incidents.service.js';
 
 export { IncidentsService };
 export { presentIncident } from './incidents.lists.js';
-export { IncidentSchema } from './incidents.schemas.js';
+export { IncidentSchema, SEVERITIES, type Severity } from './incidents.schemas.js';
 
 /** Incidents and their IOCs; the open count is its figure of /organization/usage/. */
 export function createIncidentsModule(ctx: Pick<AppDeps, 'database' | 'clock' | 'newId'> & { audit: AuditLog; hooks: AppHookRegistry }) {

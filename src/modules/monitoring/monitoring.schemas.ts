@@ -1,10 +1,12 @@
 import { type Static, Type } from 'typebox';
 import { MAX_TERMS, MONITOR_TYPES } from '../../domain/monitor-terms.js';
 import { Nullable, Timestamp, Uuid } from '../../http/schemas.js';
+import { SEVERITIES } from '../incidents/index.js';
 import { LeakRecordSchema } from '../leaks/index.js';
 
 export const MONITOR_STATUSES = ['active', 'paused'] as const;
-export const SEVERITIES = ['low', 'medium', 'high', 'critical'] as const;
+// One severity scale with incidents: an escalated alert's severity becomes its incident's.
+export { SEVERITIES };
 
 const MonitorType = Type.Enum([...MONITOR_TYPES], { type: 'string', description: 'What the terms are: domain, email, username, keyword or ip.' });
 const Status = Type.Enum([...MONITOR_STATUSES], { type: 'string', description: 'active (matched against every ingested record) or paused.' });

@@ -1,17 +1,16 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import type { AppDeps } from '../../deps.js';
-import { type MonitorType, normaliseTerms } from '../../domain/monitor-terms.js';
+import { MONITOR_TYPES, type MonitorType, normaliseTerms } from '../../domain/monitor-terms.js';
 import { conflict, notFound, validation } from '../../http/errors.js';
 import { type ListQuery, type ListResult, Listing } from '../../http/listing.js';
 import { type AuditLog, diff } from '../audit/audit.repository.js';
 import type { Principal } from '../auth/principal.js';
 import type { InsertedRecord } from '../hooks.js';
-import type { IncidentsService } from '../incidents/index.js';
+import type { IncidentsService, Severity } from '../incidents/index.js';
 import { MonitorIndex } from './monitoring.matcher.js';
 import type { AlertRow, MonitoringRepository, MonitorWithFigures } from './monitoring.repository.js';
 import { ALERT_STATUSES, type AlertOut, type AlertPatch, MONITOR_STATUSES, type MonitorCreate, type MonitorOut, type MonitorPatch, SEVERITIES } from './monitoring.schemas.js';
-import { MONITOR_TYPES } from '../../domain/monitor-terms.js';
 
 type Ctx = { p: Principal; ip: string };
 
@@ -290,7 +289,7 @@ export class MonitoringService {
         ({ incident } = await this.incidents.mergeAlert(trx, ctx, incidentId, alert, iocs));
       } else {
         const title = `${alert.monitor_name}: ${alert.matched_term} in ${record.source.name}`.slice(0, 200);
-        incident = await this.incidents.create(ctx, { title, severity: alert.severity as 'low', iocs }, { trx, sourceAlertId: alert.id });
+        incident = await this.incidents.create(ctx, { title, severity: alert.severity as Severity, iocs }, { trx, sourceAlertId: alert.id });
       }
       await this.repo.updateAlerts(trx, ctx.p.organization.id, [alert.id], { status: 'acknowledged', incident_id: incident.id, updated_at: this.deps.clock().toISOString() });
       await this.audit.recordAs(trx, ctx, {
