@@ -12,14 +12,16 @@ import { conventions, frameworkErrors, genReqId } from './http/conventions.js';
 import { docs } from './http/docs.js';
 import { serviceRoutes } from './http/service.js';
 import { createAuditModule } from './modules/audit/index.js';
+import { createEventsModule, type Outbox } from './modules/events/index.js';
 import type { AuditLog } from './modules/audit/audit.repository.js';
 import { type AuthService, createAuthModule, createPasswordPolicy, type PasswordPolicy, type TokenService } from './modules/auth/index.js';
 import { type AppHookRegistry, createHooks } from './modules/hooks.js';
 import { createIncidentsModule, type IncidentsService } from './modules/incidents/index.js';
 import { createLeaksModule, type LeaksService } from './modules/leaks/index.js';
-import { createMonitoringModule, type MonitoringService } from './modules/monitoring/index.js';
+import { createMonitoringModule, type MonitoringService, type ScanOptions } from './modules/monitoring/index.js';
 import { createOrganizationsModule, type OrganizationsService } from './modules/organizations/index.js';
 import { createUsersModule, type UsersService } from './modules/users/index.js';
+import type { BackgroundJob } from './runtime/jobs.js';
 export const API_PREFIX = '/api/v1';
 export const BODY_LIMIT = 1024 * 1024;
 
@@ -34,6 +36,8 @@ export interface Services {
   incidents: IncidentsService;
   leaks: LeaksService;
   monitoring: MonitoringService;
+  /** Domain events, written in the transaction of their change (the webhooks' outbox). */
+  outbox: Outbox;
   /** The seams between modules (see modules/hooks.ts). */
   hooks: AppHookRegistry;
 }
@@ -48,16 +52,17 @@ interface ModuleRoutes {
  * The modules, each made from what it uses, in the order they need one another; each subscribes
  * to the others' hooks in its own index.ts.
  */
-export function createModules(deps: AppDeps) {
+export function createModules(deps: AppDeps, options: { scans?: ScanOptions } = {}) {
   const hooks = createHooks();
   const audit = createAuditModule(deps);
+  const events = createEventsModule(deps);
   const passwordPolicy = createPasswordPolicy(hooks);
   const users = createUsersModule({ ...deps, audit: audit.log, passwordPolicy });
   const organizations = createOrganizationsModule({ ...deps, audit: audit.log, users: users.service, hooks });
   const auth = createAuthModule({ ...deps, audit: audit.log, hooks, passwordPolicy, users, orgs: organizations.service });
   const incidents = createIncidentsModule({ ...deps, audit: audit.log, hooks });
   const leaks = createLeaksModule({ ...deps, audit: audit.log, hooks });
-  const monitoring = createMonitoringModule({ ...deps, audit: audit.log, hooks, incidents: incidents.service });
+  const monitoring = createMonitoringModule({ ...deps, audit: audit.log, hooks, incidents: incidents.service, outbox: events.outbox, scans: options.scans });
   const services: Services = {
     audit: audit.log,
     tokens: auth.tokens,
@@ -68,11 +73,13 @@ export function createModules(deps: AppDeps) {
     incidents: incidents.service,
     leaks: leaks.service,
     monitoring: monitoring.service,
+    outbox: events.outbox,
     hooks,
   };
+  const jobs: BackgroundJob[] = [...monitoring.jobs];
   // Behind authentication, in this order: each module's routes.
   const secured: ModuleRoutes[] = [auth, organizations, users, audit, incidents, leaks, monitoring].flatMap((m) => m.routes as readonly ModuleRoutes[]);
-  return { services, publicRoutes: auth.publicRoutes as readonly ModuleRoutes[], authenticate: auth.authenticate as ModuleRoutes, secured };
+  return { services, jobs, publicRoutes: auth.publicRoutes as readonly ModuleRoutes[], authenticate: auth.authenticate as ModuleRoutes, secured };
 }
 
 export function createServices(deps: AppDeps): Services {
@@ -93,6 +100,13 @@ export interface BuildOptions extends DepsOverrides {
   logStream?: DestinationStream;
   /** Run migrations before serving (default true). */
   migrate?: boolean;
+  /**
+   * Run the modules' background jobs (scans, deliveries) from when the app is ready until it closes:
+   * `serve` sets it in one process per node; tests run jobs themselves unless they set it.
+   */
+  jobs?: boolean;
+  /** How scans read the corpus (chunk size, lease): tests take small chunks. */
+  scans?: ScanOptions;
 }
 
 /**
@@ -167,7 +181,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     onRedisError: options.onRedisError ?? ((err) => app.log.warn({ err }, 'redis unavailable: rate limits fail open')),
   });
   if (options.migrate !== false) await migrateToLatest(deps.database.db);
-  const modules = createModules(deps);
+  const modules = createModules(deps, { scans: options.scans });
   const { services } = modules;
   app.decorate('deps', deps);
   app.decorate('services', services);
@@ -177,6 +191,15 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     await deps.counters.close();
     await deps.database.close();
   });
+  if (options.jobs) {
+    app.addHook('onReady', async () => {
+      for (const job of modules.jobs) job.start(app.log);
+    });
+    // Before onClose closes the database: each job ends the piece of work it is on.
+    app.addHook('preClose', async () => {
+      await Promise.all(modules.jobs.map((job) => job.stop()));
+    });
+  }
   if (config.databaseKind === 'postgres' && config.principalCacheMs > 0) await shareChangesOverPostgres(app, deps);
 
   // Helmet's defaults, less upgrade-insecure-requests: it would break the docs pages of a plain-HTTP

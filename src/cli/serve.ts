@@ -61,7 +61,7 @@ function closeOnSignals(app: FastifyInstance): void {
 export async function serve(cfg: Config): Promise<void> {
   if (cluster.isWorker) return serveWorker(cfg);
   if (cfg.workers > 1) return servePrimary(cfg);
-  const app = await buildApp(cfg);
+  const app = await buildApp(cfg, { jobs: true });
   await bootstrap(app.deps, app.services);
   finishInterruptedBulkLoad(app.services, app.log);
   closeOnSignals(app);
@@ -74,7 +74,8 @@ async function serveWorker(cfg: Config): Promise<void> {
   const counters = cfg.redisUrl
     ? undefined
     : new FailOpenStore(new IpcCounterStore(channel), (err) => console.error(`rate-limit counters unavailable, failing open: ${String(err)}`));
-  const app = await buildApp(cfg, { migrate: false, counters });
+  // Background jobs run in the one worker the primary chose (THREATMON_JOBS_WORKER), not in each.
+  const app = await buildApp(cfg, { migrate: false, counters, jobs: process.env.THREATMON_JOBS_WORKER === '1' });
   // A user deactivated through one worker is forgotten by every worker before the change is answered.
   joinPrincipalChanges(channel, app.deps.principals);
   if (cfg.metrics) {
@@ -111,8 +112,11 @@ async function servePrimary(cfg: Config): Promise<void> {
   const listening = new Set<number>();
   let closing = false;
   let announced = false;
+  // The worker that runs the background jobs; when it stops, its replacement takes them on.
+  let jobsWorker: Worker | undefined;
   const fork = (): Worker => {
-    const worker = cluster.fork();
+    const worker = cluster.fork(jobsWorker ? {} : { THREATMON_JOBS_WORKER: '1' });
+    jobsWorker ??= worker;
     if (counters) answerCounters(worker, counters);
     principalChanges.add(worker);
     return worker;
@@ -127,6 +131,7 @@ async function servePrimary(cfg: Config): Promise<void> {
   });
   cluster.on('exit', (worker, code, signal) => {
     principalChanges.remove(worker);
+    if (worker === jobsWorker) jobsWorker = undefined;
     const wasListening = listening.delete(worker.id);
     if (closing) {
       if (Object.keys(cluster.workers ?? {}).length === 0) process.exit();

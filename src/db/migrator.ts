@@ -12,6 +12,7 @@ import * as m0010 from './migrations/0010_leak_lean_indexes.js';
 import * as m0011 from './migrations/0011_leak_bulk_load_heartbeat.js';
 import * as m0012 from './migrations/0012_usernames_ignore_case.js';
 import * as m0013 from './migrations/0013_monitoring.js';
+import * as m0014 from './migrations/0014_monitor_scans_events.js';
 
 /** Listed in code, not read from a folder, so they run the same from src/ (tsx) and dist/. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -28,6 +29,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0011_leak_bulk_load_heartbeat': m0011,
   '0012_usernames_ignore_case': m0012,
   '0013_monitoring': m0013,
+  '0014_monitor_scans_events': m0014,
 };
 
 /** PostgreSQL: the connection's current schema (the one its search_path puts first). */

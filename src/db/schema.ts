@@ -68,6 +68,8 @@ export interface DB {
   monitors: MonitorsTable;
   monitor_alerts: MonitorAlertsTable;
   monitor_generation: { id: number; n: number };
+  monitor_scans: MonitorScansTable;
+  events: EventsTable;
 }
 
 export interface IncidentsTable {
@@ -224,4 +226,35 @@ export interface MonitorAlertsTable {
   version: Generated<number>;
   created_at: string;
   updated_at: string;
+}
+
+export interface MonitorScansTable {
+  id: string;
+  organization_id: string;
+  monitor_id: string;
+  /** created (the backfill of a new monitor) or requested (POST .../scan/). */
+  reason: string;
+  /** queued, running or completed. */
+  status: string;
+  /** JSON array: the monitor's terms when the scan started (null while queued). */
+  terms: string | null;
+  /** JSON: where the scan goes on from (null: from the start). */
+  cursor: string | null;
+  records_scanned: Generated<number | string>;
+  alerts_raised: Generated<number | string>;
+  lease_owner: string | null;
+  lease_until: string | null;
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+}
+
+/** The outbox: one row per domain event, written in the transaction of its change. */
+export interface EventsTable {
+  id: string;
+  organization_id: string;
+  type: string;
+  /** JSON: the resource as the API shows it. */
+  data: string;
+  created_at: string;
 }

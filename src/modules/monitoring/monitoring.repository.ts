@@ -14,16 +14,20 @@ export type AlertRow = Selectable<MonitorAlertsTable> & { monitor_name: string; 
 export class MonitoringRepository {
   constructor(private readonly dialect: Dialect) {}
 
-  /** The organization's alerts, each with its monitor's name and its leak record as JSON text. */
-  selectAlerts(db: Kysely<DB>, orgId: string) {
+  /** Alerts, each with its monitor's name and its leak record as JSON text. */
+  private alerts(db: Kysely<DB>) {
     return db
       .selectFrom('monitor_alerts')
       .innerJoin('monitors', 'monitors.id', 'monitor_alerts.monitor_id')
       .innerJoin('leak_records', 'leak_records.id', 'monitor_alerts.leak_record_id')
       .innerJoin('leak_sources', 'leak_sources.id', 'leak_records.source_id')
       .selectAll('monitor_alerts')
-      .select(['monitors.name as monitor_name', RECORD_JSON[this.dialect].as('record_json')])
-      .where('monitor_alerts.organization_id', '=', orgId);
+      .select(['monitors.name as monitor_name', RECORD_JSON[this.dialect].as('record_json')]);
+  }
+
+  /** The organization's alerts. */
+  selectAlerts(db: Kysely<DB>, orgId: string) {
+    return this.alerts(db).where('monitor_alerts.organization_id', '=', orgId);
   }
 
   async findAlert(db: Kysely<DB>, orgId: string, id: string): Promise<AlertRow | undefined> {
@@ -99,18 +103,29 @@ export class MonitoringRepository {
     return rows.map((r) => ({ ...r, terms: JSON.parse(r.terms) as string[] }));
   }
 
-  /** Inserts alerts, skipping those already raised (same monitor, record and term); how many were new. */
-  async insertAlerts(db: Kysely<DB>, rows: Array<Insertable<MonitorAlertsTable>>): Promise<number> {
-    let inserted = 0;
+  /** Inserts alerts, skipping those already raised (same monitor, record and term); the ids of the new ones. */
+  async insertAlerts(db: Kysely<DB>, rows: Array<Insertable<MonitorAlertsTable>>): Promise<string[]> {
+    const inserted: string[] = [];
     for (let i = 0; i < rows.length; i += 500) {
       const r = await db
         .insertInto('monitor_alerts')
         .values(rows.slice(i, i + 500))
         .onConflict((oc) => oc.columns(['monitor_id', 'leak_record_id', 'matched_term']).doNothing())
-        .executeTakeFirst();
-      inserted += Number(r.numInsertedOrUpdatedRows ?? 0);
+        .returning('id')
+        .execute();
+      for (const { id } of r) inserted.push(id);
     }
     return inserted;
+  }
+
+  /** A monitor as a scan needs it, whatever its organization. */
+  monitorById(db: Kysely<DB>, id: string) {
+    return db.selectFrom('monitors').select(['id', 'organization_id', 'type', 'terms', 'severity']).where('id', '=', id).executeTakeFirst();
+  }
+
+  /** Alerts by id, as the API shows them (for their alert.created events). */
+  alertsByIds(db: Kysely<DB>, ids: string[]): Promise<AlertRow[]> {
+    return this.alerts(db).where('monitor_alerts.id', 'in', ids).execute() as Promise<AlertRow[]>;
   }
 
   /** The counts behind GET /monitoring/stats/: monitors by status, alerts by status and severity, alerts' days since `since`. */

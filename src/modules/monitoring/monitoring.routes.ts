@@ -5,10 +5,24 @@ import { envelope, PageSchema } from '../../http/listing.js';
 import { errorResponses, IdParams } from '../../http/schemas.js';
 import { actorOf, principalOf } from '../auth/principal.js';
 import { IncidentSchema, presentIncident } from '../incidents/index.js';
-import { AlertBulkResultSchema, AlertBulkSchema, AlertPatchSchema, AlertSchema, MonitorCreateSchema, MonitorPatchSchema, MonitorSchema, MonitoringStatsSchema } from './monitoring.schemas.js';
+import { Uuid } from '../../http/schemas.js';
+import {
+  AlertBulkResultSchema,
+  AlertBulkSchema,
+  AlertPatchSchema,
+  AlertSchema,
+  MonitorCreateSchema,
+  MonitorPatchSchema,
+  MonitorSchema,
+  MonitoringStatsSchema,
+  ScanQueuedSchema,
+  ScanSchema,
+} from './monitoring.schemas.js';
+import { presentScan, scanListing } from './monitoring.scans.js';
 import { alertListing, monitorListing, type MonitoringService, presentAlert, presentMonitor } from './monitoring.service.js';
 
 const tags = ['monitoring'];
+const ScanParams = Type.Object({ id: Uuid('Monitor id.'), scanId: Uuid('Scan id.') });
 
 export const monitoringRoutes: FastifyPluginAsyncTypebox<{ monitoring: MonitoringService }> = async (app, { monitoring }) => {
   app.get(
@@ -32,7 +46,7 @@ export const monitoringRoutes: FastifyPluginAsyncTypebox<{ monitoring: Monitorin
       schema: {
         tags,
         summary: 'Create a monitor',
-        description: 'Analyst or above. Each term is validated and normalised for the type; a bad one is 400 naming `terms.<index>`. Matching ingested records and scanning the existing corpus come with the matcher (see the open issue on monitoring).',
+        description: 'Analyst or above. Each term is validated and normalised for the type; a bad one is 400 naming `terms.<index>`. From then on every ingested record is matched against it. An active monitor also scans the existing corpus in the background unless `backfill` is false: follow that scan at GET /monitoring/<id>/scans/; `last_scan_at` is set when it finishes.',
         body: MonitorCreateSchema,
         response: { 201: MonitorSchema, ...errorResponses(400, 401, 403) },
       },
@@ -115,6 +129,50 @@ export const monitoringRoutes: FastifyPluginAsyncTypebox<{ monitoring: Monitorin
       schema: { tags, summary: "One monitor's alerts", params: IdParams, querystring: alertListing.querystring, response: { 200: PageSchema(AlertSchema), ...errorResponses(400, 401, 404) } },
     },
     async (request) => envelope(request, await monitoring.listAlerts(principalOf(request), request.query, request.params.id)),
+  );
+
+  app.post(
+    '/monitoring/:id/scan/',
+    {
+      config: { minRole: 'analyst' },
+      schema: {
+        tags,
+        summary: 'Scan the corpus again',
+        description:
+          'Analyst or above. 202: a scan of the whole leak corpus for the monitor\'s terms is queued, and runs in the background (one scan per monitor at a time; a request while one is queued answers that one). Alerts never duplicate: a record already alerted on for a term raises nothing. The scan is a durable job: after a restart it goes on from where it was. Follow it at GET /monitoring/<id>/scans/<scan_id>/ (the `Location` header); when it completes, the monitor\'s `last_scan_at` is set and a `monitor.scan_completed` event is recorded. The body, if any, is ignored.',
+        params: IdParams,
+        response: { 202: ScanQueuedSchema, ...errorResponses(401, 403, 404) },
+      },
+    },
+    async (request, reply) => {
+      const queued = await monitoring.requestScan(actorOf(request), request.params.id);
+      reply.code(202).header('location', `${request.url.replace(/scan\/(\?.*)?$/, 'scans/')}${queued.scan_id}/`);
+      return queued;
+    },
+  );
+
+  app.get(
+    '/monitoring/:id/scans/',
+    {
+      schema: {
+        tags,
+        summary: "One monitor's scans",
+        description: 'Newest first: the backfill of its creation and each scan requested since, with its status (queued, running, completed) and progress.',
+        params: IdParams,
+        querystring: scanListing.querystring,
+        response: { 200: PageSchema(ScanSchema), ...errorResponses(400, 401, 404) },
+      },
+    },
+    async (request) => {
+      await monitoring.get(principalOf(request), request.params.id);
+      return envelope(request, await monitoring.scans.list(principalOf(request), request.params.id, request.query));
+    },
+  );
+
+  app.get(
+    '/monitoring/:id/scans/:scanId/',
+    { schema: { tags, summary: 'One scan', description: 'Its status and progress.', params: ScanParams, response: { 200: ScanSchema, ...errorResponses(401, 404) } } },
+    async (request) => presentScan(await monitoring.scans.get(principalOf(request), request.params.id, request.params.scanId)),
   );
 
   app.post(

@@ -47,6 +47,9 @@ export const MonitorCreateSchema = Type.Object(
     terms: Terms,
     status: Type.Optional(Status),
     severity: Type.Optional(Severity),
+    backfill: Type.Optional(
+      Type.Boolean({ default: true, description: 'Scan the existing corpus for the terms in the background (default true; only for an active monitor). Follow it at GET /monitoring/<id>/scans/.' }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -118,3 +121,32 @@ export const MonitoringStatsSchema = Type.Object({
     description: 'The last 30 days (UTC), oldest first, today included, days without alerts as 0.',
   }),
 });
+
+export const SCAN_STATUSES = ['queued', 'running', 'completed'] as const;
+
+export const ScanSchema = Type.Object(
+  {
+    id: Uuid('Scan id.'),
+    monitor: Uuid('The monitor scanned.'),
+    reason: Type.Enum(['created', 'requested'], { type: 'string', description: 'created: the backfill of a new monitor; requested: POST /monitoring/<id>/scan/.' }),
+    status: Type.Enum([...SCAN_STATUSES], {
+      type: 'string',
+      description: 'queued (waiting; at most one per monitor), running (at most one per monitor; after a restart it goes on from its last chunk) or completed.',
+    }),
+    records_scanned: Type.Integer({ description: 'Leak records read so far: for domain, email, username and ip monitors those the corpus indexes found for the terms, for keywords every record.' }),
+    alerts_raised: Type.Integer({ description: 'New alerts it raised (a record already alerted on for a term raises none).' }),
+    created_at: Timestamp('When it was requested.'),
+    started_at: Nullable(Timestamp('When it started.'), 'When it started, or null while queued.'),
+    finished_at: Nullable(Timestamp('When it finished.'), 'When it finished, or null.'),
+  },
+  { title: 'MonitorScan' },
+);
+export type ScanOut = Static<typeof ScanSchema>;
+
+export const ScanQueuedSchema = Type.Object(
+  {
+    scan_id: Uuid('The scan: GET /monitoring/<id>/scans/<scan_id>/ follows it.'),
+    status: Type.Enum(['queued'], { type: 'string', description: 'Always queued. When a scan of this monitor was already waiting, that scan is the one answered: it reads the corpus as it is when it starts.' }),
+  },
+  { title: 'MonitorScanQueued' },
+);

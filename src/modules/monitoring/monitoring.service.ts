@@ -8,8 +8,11 @@ import { type AuditLog, diff } from '../audit/audit.repository.js';
 import type { Principal } from '../auth/principal.js';
 import type { InsertedRecord } from '../hooks.js';
 import type { IncidentsService, Severity } from '../incidents/index.js';
-import { MonitorIndex } from './monitoring.matcher.js';
+import type { Outbox } from '../events/index.js';
+import { type Match, MonitorIndex } from './monitoring.matcher.js';
 import type { AlertRow, MonitoringRepository, MonitorWithFigures } from './monitoring.repository.js';
+import { MonitorScans, type ScanOptions } from './monitoring.scans.js';
+import { ScansRepository } from './monitoring.scans.repository.js';
 import { ALERT_STATUSES, type AlertOut, type AlertPatch, MONITOR_STATUSES, type MonitorCreate, type MonitorOut, type MonitorPatch, SEVERITIES } from './monitoring.schemas.js';
 
 type Ctx = { p: Principal; ip: string };
@@ -86,13 +89,19 @@ function termsFor(type: MonitorType, terms: string[]): string[] {
 export class MonitoringService {
   /** The matcher's index and the monitors' generation it was built at. */
   private index?: { generation: number; monitors: MonitorIndex };
+  /** Scans of the corpus (backfills and re-scans), and their runner. */
+  readonly scans: MonitorScans;
 
   constructor(
     private readonly deps: Pick<AppDeps, 'database' | 'clock' | 'newId'>,
     private readonly repo: MonitoringRepository,
     private readonly audit: AuditLog,
     private readonly incidents: IncidentsService,
-  ) {}
+    private readonly outbox: Outbox,
+    scanOptions: ScanOptions = {},
+  ) {
+    this.scans = new MonitorScans(deps, new ScansRepository(), repo, outbox, (trx, matches) => this.writeAlerts(trx, matches), scanOptions);
+  }
 
   private get db() {
     return this.deps.database.db;
@@ -111,7 +120,7 @@ export class MonitoringService {
 
   async create(ctx: Ctx, body: MonitorCreate): Promise<MonitorWithFigures> {
     const terms = termsFor(body.type, body.terms);
-    return this.db.transaction().execute(async (trx) => {
+    const created = await this.db.transaction().execute(async (trx) => {
       const at = this.deps.clock().toISOString();
       const row = {
         id: this.deps.newId(),
@@ -130,8 +139,23 @@ export class MonitoringService {
       await this.repo.insertMonitor(trx, row);
       await this.repo.bumpGeneration(trx);
       await this.audit.recordAs(trx, ctx, { action: 'monitor.created', targetType: 'monitor', targetId: row.id, changes: { name: row.name, type: row.type, terms } });
+      if (body.backfill !== false && row.status === 'active') await this.scans.request(trx, row, 'created');
       return this.get(ctx.p, row.id, trx);
     });
+    this.scans.wake();
+    return created;
+  }
+
+  /** POST /monitoring/<id>/scan/: queues a scan of the corpus for the monitor (or answers the one already queued). */
+  async requestScan(ctx: Ctx, id: string): Promise<{ scan_id: string; status: 'queued' }> {
+    const scan = await this.db.transaction().execute(async (trx) => {
+      const monitor = await this.get(ctx.p, id, trx);
+      const row = await this.scans.request(trx, monitor, 'requested');
+      await this.audit.recordAs(trx, ctx, { action: 'monitor.scan_requested', targetType: 'monitor', targetId: id, changes: { scan: row.id } });
+      return row;
+    });
+    this.scans.wake();
+    return { scan_id: scan.id, status: 'queued' };
   }
 
   async update(ctx: Ctx, id: string, patch: MonitorPatch, assertVersion: (v: number) => void): Promise<MonitorWithFigures> {
@@ -175,10 +199,17 @@ export class MonitoringService {
     const generation = await this.repo.generation(trx);
     if (!this.index || this.index.generation !== generation) this.index = { generation, monitors: new MonitorIndex(await this.repo.activeMonitors(trx)) };
     if (this.index.monitors.size === 0) return { alerts: 0, exposures: 0 };
-    const matches = this.index.monitors.match(records);
-    if (matches.length === 0) return { alerts: 0, exposures: 0 };
+    return { alerts: await this.writeAlerts(trx, this.index.monitors.match(records)), exposures: 0 };
+  }
+
+  /**
+   * Writes the alerts of `matches` in the caller's transaction, skipping those raised already (same
+   * monitor, record and term), with an alert.created event for each new one; how many were new.
+   */
+  async writeAlerts(trx: Kysely<DB>, matches: Match[]): Promise<number> {
+    if (matches.length === 0) return 0;
     const at = this.deps.clock().toISOString();
-    const alerts = await this.repo.insertAlerts(
+    const ids = await this.repo.insertAlerts(
       trx,
       matches.map((m) => ({
         id: this.deps.newId(),
@@ -195,7 +226,13 @@ export class MonitoringService {
         updated_at: at,
       })),
     );
-    return { alerts, exposures: 0 };
+    if (ids.length === 0) return 0;
+    const rows = await this.repo.alertsByIds(trx, ids);
+    await this.outbox.record(
+      trx,
+      rows.map((r) => ({ organizationId: r.organization_id, type: 'alert.created' as const, data: presentAlert(r) })),
+    );
+    return ids.length;
   }
 
   // --- alerts ---

@@ -1,0 +1,32 @@
+import type { Kysely } from 'kysely';
+import type { DB } from '../../db/schema.js';
+
+/** The types of domain event, as webhooks subscribe to them (API.md section 7). */
+export const EVENT_TYPES = ['alert.created', 'incident.created', 'incident.updated', 'ioc.created', 'tracking_token.exposed', 'monitor.scan_completed'] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+export interface NewEvent {
+  organizationId: string;
+  type: EventType;
+  /** The resource as the API shows it. */
+  data: unknown;
+}
+
+/**
+ * The transactional outbox: modules record their domain events here, in the transaction of the
+ * change itself, so an event exists exactly when its change committed (never lost by a crash,
+ * never sent for a change rolled back). Webhooks deliver from this table.
+ */
+export class Outbox {
+  constructor(
+    private readonly clock: () => Date,
+    private readonly newId: () => string,
+  ) {}
+
+  async record(trx: Kysely<DB>, events: readonly NewEvent[]): Promise<void> {
+    if (events.length === 0) return;
+    const at = this.clock().toISOString();
+    const rows = events.map((e) => ({ id: this.newId(), organization_id: e.organizationId, type: e.type, data: JSON.stringify(e.data), created_at: at }));
+    for (let i = 0; i < rows.length; i += 500) await trx.insertInto('events').values(rows.slice(i, i + 500)).execute();
+  }
+}

@@ -1,0 +1,259 @@
+import { randomUUID } from 'node:crypto';
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
+import type { Kysely } from 'kysely';
+import type { DB } from '../../db/schema.js';
+import type { AppDeps } from '../../deps.js';
+import type { JobLog } from '../../runtime/jobs.js';
+import { ipKeyRange, reverseDomain } from '../../domain/leak-record.js';
+import { notFound } from '../../http/errors.js';
+import { type ListQuery, type ListResult, Listing } from '../../http/listing.js';
+import type { Principal } from '../auth/principal.js';
+import type { Outbox } from '../events/index.js';
+import type { InsertedRecord } from '../hooks.js';
+import { type Match, MonitorIndex } from './monitoring.matcher.js';
+import type { MonitoringRepository } from './monitoring.repository.js';
+import type { ScanOut } from './monitoring.schemas.js';
+import type { CandidateRow, KeyRange, ScanRow, ScansRepository } from './monitoring.scans.repository.js';
+
+/** Where a scan goes on from: the term it is at, and the last record it read of that term's range. */
+interface Cursor {
+  term: number;
+  after: string[] | null;
+}
+
+/** A scan's runner lost its lease: another process took the scan over after it stalled. */
+class LeaseLost extends Error {}
+
+export const scanListing = new Listing({
+  filters: {},
+  ordering: { created_at: 'monitor_scans.created_at' },
+  idColumn: 'monitor_scans.id',
+  createdColumn: 'monitor_scans.created_at',
+});
+
+export function presentScan(r: ScanRow): ScanOut {
+  return {
+    id: r.id,
+    monitor: r.monitor_id,
+    reason: r.reason as ScanOut['reason'],
+    status: r.status as ScanOut['status'],
+    records_scanned: Number(r.records_scanned),
+    alerts_raised: Number(r.alerts_raised),
+    created_at: r.created_at,
+    started_at: r.started_at,
+    finished_at: r.finished_at,
+  };
+}
+
+/** The index ranges holding the records a term of an exact type can match (null for keywords: those read every record). */
+export function termRanges(type: string, terms: readonly string[]): KeyRange[] | null {
+  switch (type) {
+    case 'email':
+      return terms.map((t) => ({ column: 'email', from: t, to: t }));
+    case 'username':
+      return terms.map((t) => ({ column: 'username_lower', from: t, to: t }));
+    case 'domain':
+      // The domain and its subdomains: "com.example." up to "com.example/" ('/' follows '.').
+      return terms.map((t) => {
+        const from = reverseDomain(t);
+        return { column: 'domain_rev', from, below: `${from.slice(0, -1)}/` };
+      });
+    case 'ip':
+      return terms.map((t) => {
+        const [from, to] = ipKeyRange(t) as [string, string];
+        return { column: 'ip_key', from, to };
+      });
+    default:
+      return null;
+  }
+}
+
+const asRecord = (r: CandidateRow) => ({ ...r, extra: JSON.parse(r.extra) as Record<string, string> }) as unknown as InsertedRecord;
+
+export interface ScanOptions {
+  /** Records read per transaction. */
+  chunk?: number;
+  /** How long a runner holds a scan without committing a chunk before another may take it over. */
+  leaseMs?: number;
+}
+
+/**
+ * Scans of the leak corpus for one monitor: durable jobs in monitor_scans. A scan reads, chunk by
+ * chunk, the records its terms can match (index ranges for exact types, the corpus in id order for
+ * keywords, which are found inside words as at ingest), matches them with the ingest matcher, and
+ * commits each chunk's alerts with its cursor: stopped anywhere, it goes on from its last chunk.
+ * Reads happen outside the write transactions, which stay one chunk long.
+ */
+export class MonitorScans {
+  private readonly owner = randomUUID();
+  private readonly chunk: number;
+  private readonly leaseMs: number;
+  private timer?: NodeJS.Timeout;
+  private running?: Promise<void>;
+  private again = false;
+  private stopping = false;
+  private log?: JobLog;
+
+  constructor(
+    private readonly deps: Pick<AppDeps, 'database' | 'clock' | 'newId'>,
+    private readonly repo: ScansRepository,
+    private readonly monitors: MonitoringRepository,
+    private readonly outbox: Outbox,
+    private readonly writeAlerts: (trx: Kysely<DB>, matches: Match[]) => Promise<number>,
+    options: ScanOptions = {},
+  ) {
+    this.chunk = options.chunk ?? 2000;
+    this.leaseMs = options.leaseMs ?? 60_000;
+  }
+
+  private get db() {
+    return this.deps.database.db;
+  }
+
+  private later(ms: number) {
+    return new Date(this.deps.clock().getTime() + ms).toISOString();
+  }
+
+  /**
+   * Queues a scan of the monitor in the caller's transaction; a scan already queued for it is
+   * answered instead (it will read the corpus as it is when it starts).
+   */
+  async request(trx: Kysely<DB>, monitor: { id: string; organization_id: string }, reason: 'created' | 'requested'): Promise<ScanRow> {
+    const queued = await this.repo.queuedFor(trx, monitor.id);
+    if (queued) return queued;
+    const row = {
+      id: this.deps.newId(),
+      organization_id: monitor.organization_id,
+      monitor_id: monitor.id,
+      reason,
+      status: 'queued',
+      terms: null,
+      cursor: null,
+      lease_owner: null,
+      lease_until: null,
+      created_at: this.deps.clock().toISOString(),
+      started_at: null,
+      finished_at: null,
+    };
+    await this.repo.insert(trx, row);
+    return { ...row, records_scanned: 0, alerts_raised: 0 };
+  }
+
+  list(p: Principal, monitorId: string, query: ListQuery): Promise<ListResult<ScanOut>> {
+    const qb = scanListing.filter(this.repo.selectScans(this.db, p.organization.id, monitorId), query, { dialect: this.deps.database.dialect });
+    return scanListing.page(qb, query, presentScan);
+  }
+
+  async get(p: Principal, monitorId: string, id: string): Promise<ScanRow> {
+    const row = await this.repo.find(this.db, p.organization.id, monitorId, id);
+    if (!row) throw notFound('No such scan.');
+    return row;
+  }
+
+  /**
+   * Takes one scan (a stalled one first, else the oldest queued) and runs it to its end, or for
+   * `maxChunks` chunks. False when there was none to take.
+   */
+  async runNext(options: { maxChunks?: number } = {}): Promise<boolean> {
+    const scan = await this.repo.claim(this.db, this.owner, this.deps.clock().toISOString(), this.later(this.leaseMs));
+    if (!scan) return false;
+    const monitor = await this.monitors.monitorById(this.db, scan.monitor_id);
+    if (!monitor) return true;
+    const terms = JSON.parse(scan.terms ?? monitor.terms) as string[];
+    const index = new MonitorIndex([{ ...monitor, terms }]);
+    const ranges = termRanges(monitor.type, terms);
+    let cursor: Cursor = scan.cursor ? (JSON.parse(scan.cursor) as Cursor) : { term: 0, after: null };
+    try {
+      for (let chunks = 0; ; chunks++) {
+        if (this.stopping || (options.maxChunks !== undefined && chunks >= options.maxChunks)) {
+          if (this.stopping) await this.repo.release(this.db, scan.id, this.owner, this.deps.clock().toISOString());
+          return true;
+        }
+        const { rows, next, done } = ranges ? await this.readRanges(ranges, cursor) : await this.readAll(cursor);
+        const matches = index.match(rows.map(asRecord));
+        await this.db.transaction().execute(async (trx) => {
+          const alerts = await this.writeAlerts(trx, matches);
+          const held = await this.repo.advance(trx, scan.id, this.owner, { cursor: JSON.stringify(next), scanned: rows.length, alerts, leaseUntil: this.later(this.leaseMs) });
+          if (!held) throw new LeaseLost();
+          if (done) {
+            const finished = await this.repo.complete(trx, scan.id, this.owner, this.deps.clock().toISOString());
+            if (finished) await this.outbox.record(trx, [{ organizationId: finished.organization_id, type: 'monitor.scan_completed', data: presentScan(finished) }]);
+          }
+        });
+        if (done) return true;
+        cursor = next;
+        // One chunk at a time: requests waiting for the database go first.
+        await yieldToEventLoop();
+      }
+    } catch (err) {
+      if (err instanceof LeaseLost) return true;
+      throw err;
+    }
+  }
+
+  /** Runs scans until none is left to take; how many it ran. */
+  async runPending(): Promise<number> {
+    let n = 0;
+    while (await this.runNext()) n++;
+    return n;
+  }
+
+  /** Up to one chunk of records from the terms' index ranges, term after term. */
+  private async readRanges(ranges: KeyRange[], from: Cursor): Promise<{ rows: CandidateRow[]; next: Cursor; done: boolean }> {
+    const rows: CandidateRow[] = [];
+    let c = from;
+    while (rows.length < this.chunk && c.term < ranges.length) {
+      const want = this.chunk - rows.length;
+      const got = await this.repo.byKey(this.db, ranges[c.term] as KeyRange, c.after as [string, string, string] | null, want);
+      rows.push(...got);
+      const last = got.at(-1);
+      c = got.length < want || !last ? { term: c.term + 1, after: null } : { term: c.term, after: [last.key as string, last.created_at, last.id] };
+    }
+    return { rows, next: c, done: c.term >= ranges.length };
+  }
+
+  /** The next chunk of the whole corpus, in id order (keywords). */
+  private async readAll(from: Cursor): Promise<{ rows: CandidateRow[]; next: Cursor; done: boolean }> {
+    const rows = await this.repo.byId(this.db, from.after?.[0] ?? null, this.chunk);
+    const last = rows.at(-1);
+    return { rows, next: { term: 0, after: last ? [last.id] : from.after }, done: rows.length < this.chunk };
+  }
+
+  /** Runs queued scans in the background: now, every `pollMs`, and whenever `wake()` is called. */
+  start(log: JobLog, pollMs = 1000): void {
+    this.log = log;
+    this.stopping = false;
+    this.timer = setInterval(() => this.wake(), pollMs);
+    this.timer.unref();
+    this.wake();
+  }
+
+  wake(): void {
+    if (!this.timer || this.stopping) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = (async () => {
+      do {
+        this.again = false;
+        try {
+          await this.runPending();
+        } catch (err) {
+          // The scan keeps its cursor; its lease runs out and a later turn goes on with it.
+          this.log?.error({ err }, 'monitor scan failed; it will be resumed');
+        }
+      } while (this.again && !this.stopping);
+    })().finally(() => {
+      this.running = undefined;
+    });
+  }
+
+  /** Stops after the chunk in progress, letting go of its scan so that any process can go on with it. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    await this.running;
+  }
+}

@@ -1,0 +1,96 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { createDeps } from '../../src/deps.js';
+import { JWT_SECRET, TEST_PG_URL, testDatabaseUrl } from '../helpers/build-app.js';
+
+/**
+ * Two `threatmon serve` processes on one PostgreSQL database, each with its own matcher and scan
+ * runner: two concurrent ingests of the same records into them, while the monitor's backfill and
+ * a re-scan run, raise each (monitor, record, term) alert exactly once, with one alert.created
+ * event each, and the figures every answer reported add up to it.
+ */
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const PASSWORD = 'a concurrency test admin passphrase';
+const children: ChildProcess[] = [];
+afterAll(async () => {
+  await Promise.all(
+    children.map(async (child) => {
+      const closed = new Promise((resolve) => child.on('close', resolve));
+      child.kill('SIGTERM');
+      await closed;
+    }),
+  );
+});
+
+async function startServer(url: string): Promise<string> {
+  const env = { ...process.env, THREATMON_DATABASE_URL: url, THREATMON_JWT_SECRET: JWT_SECRET, THREATMON_ADMIN_PASSWORD: PASSWORD, THREATMON_PORT: '0', THREATMON_LOG_LEVEL: 'info', THREATMON_RATE_LIMIT_ENABLED: 'false' };
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve'], { cwd: ROOT, env });
+  children.push(child);
+  let out = '';
+  return new Promise<string>((resolve, reject) => {
+    child.stdout?.on('data', (d) => {
+      out += d;
+      const m = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
+      if (m?.[1]) resolve(m[1]);
+    });
+    child.stderr?.on('data', (d) => (out += d));
+    child.on('close', () => reject(new Error(`the server ended before listening:\n${out}`)));
+  });
+}
+
+describe.skipIf(!TEST_PG_URL)('monitoring across two API processes (PostgreSQL)', () => {
+  it('never raises an alert twice under two concurrent ingests of the same records and two scans', async () => {
+    const url = await testDatabaseUrl();
+    const a = await startServer(url);
+    const b = await startServer(url);
+    const call = async (base: string, method: string, route: string, token: string | null, body?: unknown) => {
+      const res = await fetch(`${base}/api/v1${route}`, {
+        method,
+        headers: { ...(token && { authorization: `Bearer ${token}` }), ...(body !== undefined && { 'content-type': 'application/json' }) },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      const text = await res.text();
+      expect(res.status, `${method} ${route}: ${text}`).toBeLessThan(300);
+      return JSON.parse(text);
+    };
+    const { access } = await call(a, 'POST', '/auth/token/', null, { username: 'admin', password: PASSWORD });
+    const source = (await call(a, 'POST', '/leaks/sources/', access, { name: 'Concurrent dump' })).id;
+    // Already in the corpus: 100 matching records of 300, for the backfill.
+    const old = Array.from({ length: 300 }, (_, i) => ({ email: `old${i}@${i % 3 === 0 ? 'conc.example' : 'other.example'}` }));
+    await call(a, 'POST', `/leaks/sources/${source}/records/`, access, old);
+    // Arriving while it scans, to both processes at once: 300 matching records of 600.
+    const fresh = Array.from({ length: 600 }, (_, i) => ({ email: `new${i}@${i % 2 === 0 ? 'sub.conc.example' : 'other.example'}` }));
+    const monitor = await call(b, 'POST', '/monitoring/', access, { name: 'Concurrent', type: 'domain', terms: ['conc.example'] });
+    const [ingestA, ingestB, rescan] = await Promise.all([
+      call(a, 'POST', `/leaks/sources/${source}/records/`, access, fresh),
+      call(b, 'POST', `/leaks/sources/${source}/records/`, access, fresh),
+      call(a, 'POST', `/monitoring/${monitor.id}/scan/`, access),
+    ]);
+    expect(ingestA.accepted + ingestB.accepted).toBe(600);
+    expect(rescan.status).toBe('queued');
+    // Both runners poll; wait until no scan of the monitor is left to run.
+    let scans: Array<{ status: string; alerts_raised: number }> = [];
+    for (let i = 0; i < 10_000; i++) {
+      scans = (await call(a, 'GET', `/monitoring/${monitor.id}/scans/`, access)).results;
+      if (scans.length >= 1 && scans.every((s) => s.status === 'completed')) break;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    expect(scans.every((s) => s.status === 'completed')).toBe(true);
+
+    const deps = createDeps(loadConfig({ THREATMON_DATABASE_URL: url, THREATMON_JWT_SECRET: JWT_SECRET }));
+    try {
+      const db = deps.database.db;
+      const alerts = await db.selectFrom('monitor_alerts').select(['leak_record_id', 'matched_term']).where('monitor_id', '=', monitor.id).execute();
+      expect(alerts).toHaveLength(400);
+      expect(new Set(alerts.map((x) => x.leak_record_id)).size).toBe(400);
+      const events = await db.selectFrom('events').select('data').where('type', '=', 'alert.created').execute();
+      expect(events.filter((e) => JSON.parse(e.data).monitor.id === monitor.id)).toHaveLength(400);
+      const reported = ingestA.alerts_raised + ingestB.alerts_raised + scans.reduce((n, s) => n + s.alerts_raised, 0);
+      expect(reported).toBe(400);
+    } finally {
+      await deps.database.close();
+    }
+  });
+});
