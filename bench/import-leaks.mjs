@@ -1,6 +1,9 @@
 /**
  * Imports every NDJSON file of a folder (one leak source each) with the CLI's import path, in one
- * process, and reports records/s and the peak RSS.  node bench/import-leaks.mjs DIR [--bulk]
+ * process, and reports records/s and the peak RSS.  node bench/import-leaks.mjs DIR [--bulk] [--monitors N]
+ *
+ * With --monitors N, N active monitors (bench/seed-monitors.mjs) are in the database first: every
+ * record is matched against them, and the alerts raised are reported.
  *
  * With --bulk (SQLite), one bulk load spans every file, as `import-leaks --bulk` does for one: the
  * search indexes are set aside first and rebuilt after the last file, and that rebuild is inside
@@ -17,12 +20,15 @@ import { importLeaks } from '../dist/cli/import-leaks.js';
 import { loadConfig } from '../dist/config.js';
 import { migrateToLatest } from '../dist/db/migrator.js';
 import { createDeps } from '../dist/deps.js';
+import { seedMonitors } from './seed-monitors.mjs';
 
 const dir = process.argv[2] ?? 'bench/data/leaks';
 const bulk = process.argv.includes('--bulk');
 const deps = createDeps(loadConfig(process.env));
 await migrateToLatest(deps.database.db);
 const services = createServices(deps);
+const monitorsArg = process.argv.indexOf('--monitors');
+const seeded = monitorsArg > 0 ? await seedMonitors(deps, services, dir, Number(process.argv[monitorsArg + 1])) : null;
 const files = fs.readdirSync(dir).filter((f) => f.endsWith('.ndjson')).sort();
 const started = Date.now();
 let records = 0;
@@ -44,5 +50,6 @@ await services.leaks.afterLargeLoad();
 clearInterval(sample);
 peakRss = Math.max(peakRss, process.memoryUsage().rss, process.resourceUsage().maxRSS * 1024);
 const seconds = (Date.now() - started) / 1000;
-console.log(JSON.stringify({ files: files.length, records, seconds: Number(seconds.toFixed(1)), load_seconds: Number(loadSeconds.toFixed(1)), records_per_sec: Math.round(records / seconds), peak_rss_mb: Math.round(peakRss / 1048576), bulk, rebuild_ms: steps }));
+const alerts = seeded ? Number((await deps.database.db.selectFrom('monitor_alerts').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n) : 0;
+console.log(JSON.stringify({ ...(seeded && { ...seeded, alerts }), files: files.length, records, seconds: Number(seconds.toFixed(1)), load_seconds: Number(loadSeconds.toFixed(1)), records_per_sec: Math.round(records / seconds), peak_rss_mb: Math.round(peakRss / 1048576), bulk, rebuild_ms: steps }));
 await deps.database.close();

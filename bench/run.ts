@@ -57,6 +57,19 @@ function workersFor(dbUrl: string): string {
   return local ? String(Math.max(1, os.availableParallelism() - 1)) : 'auto';
 }
 
+/** A database of its own: a new SQLite file, or a new schema of BENCH_PG_URL. */
+async function freshDatabaseUrl(name: string): Promise<string> {
+  const base = process.env.BENCH_PG_URL;
+  if (!base) return databaseUrl(name);
+  const schema = `bench_${name.replace(/\W/g, '_')}_${Date.now().toString(36)}`;
+  const deps = createDeps(loadConfig({ ...process.env, THREATMON_DATABASE_URL: base }));
+  await deps.database.db.executeQuery(CompiledQuery.raw(`create schema ${schema}`));
+  await deps.database.close();
+  const url = new URL(base);
+  url.searchParams.set('options', `-c search_path=${schema}`);
+  return url.toString();
+}
+
 function databaseUrl(name: string): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), `threatmon-bench-${name}-`));
   return process.env.BENCH_PG_URL ?? `sqlite:${path.join(dir, 'bench.db')}`;
@@ -252,6 +265,127 @@ const scenarios: Record<string, () => Promise<Result[]>> = {
     } finally {
       await stop(s);
     }
+  },
+  /**
+   * Monitoring at corpus scale (issue figures): the 1M-record import with and without 10,000
+   * active monitors (100 organizations; SQLite --bulk, PostgreSQL plain), backfill scans of a
+   * domain of about 2,000 records, of 500 e-mails and of a keyword, with the API's latency while
+   * the keyword scan runs, and the alert list over 100,000 alerts of one organization.
+   */
+  async monitoring() {
+    const records = Number(process.env.BENCH_LEAK_RECORDS ?? 1_000_000);
+    const monitors = Number(process.env.BENCH_MONITORS ?? 10_000);
+    const dataDir = path.join(ROOT, 'bench', 'data', `leaks-${records}`);
+    if (!fs.existsSync(dataDir)) await runChild(['bench/generate-leaks.ts', dataDir, String(records), '50'], {});
+    await new Promise((resolve, reject) =>
+      spawn('npm', ['run', 'build'], { cwd: ROOT, stdio: 'ignore' }).on('exit', (code) => (code === 0 ? resolve(null) : reject(new Error(`npm run build exited with ${code}`)))),
+    );
+    const plainUrl = await freshDatabaseUrl('monitoring-plain');
+    const watchedUrl = await freshDatabaseUrl('monitoring-watched');
+    const bulk = !plainUrl.startsWith('postgres');
+    const importInto = async (dbUrl: string, extra: string[]) =>
+      JSON.parse(
+        await runChild(['bench/import-leaks.mjs', dataDir, ...(bulk ? ['--bulk'] : []), ...extra], { THREATMON_DATABASE_URL: dbUrl, THREATMON_LOG_LEVEL: 'warn', THREATMON_ADMIN_PASSWORD: ADMIN_PASSWORD }, [
+          '--max-old-space-size=128',
+          '--max-semi-space-size=8',
+        ]),
+      ) as { records_per_sec: number; peak_rss_mb: number; seconds: number; alerts?: number; monitors?: number; terms?: number };
+    const without = await importInto(plainUrl, []);
+    const withMonitors = await importInto(watchedUrl, ['--monitors', String(monitors)]);
+    const ratio = withMonitors.records_per_sec / without.records_per_sec;
+    console.log(`import-leaks${bulk ? ' --bulk' : ''} of ${records}: ${without.records_per_sec} records/s (RSS ${without.peak_rss_mb} MB) without monitors`);
+    console.log(
+      `  with ${withMonitors.monitors} monitors (${withMonitors.terms} terms): ${withMonitors.records_per_sec} records/s (RSS ${withMonitors.peak_rss_mb} MB), ${withMonitors.alerts} alerts = ${((100 * (withMonitors.alerts ?? 0)) / records).toFixed(2)}% of records; ${(100 * ratio).toFixed(0)}% of the rate (target at least 50%, RSS under 250 MB)`,
+    );
+    const results: Result[] = [
+      { scenario: `import ${records} without monitors (records/s)`, requests_per_sec: without.records_per_sec, latency_p50_ms: 0, latency_p99_ms: 0, non_2xx: 0, errors: 0, peak_rss_mb: without.peak_rss_mb } as Result,
+      { scenario: `import ${records} with ${monitors} monitors (records/s)`, requests_per_sec: withMonitors.records_per_sec, latency_p50_ms: 0, latency_p99_ms: 0, non_2xx: 0, errors: 0, peak_rss_mb: withMonitors.peak_rss_mb, alerts: withMonitors.alerts } as Result,
+    ];
+
+    // Backfills, on the corpus without monitors.
+    const deps = createDeps(loadConfig({ ...process.env, THREATMON_DATABASE_URL: plainUrl }));
+    const db = deps.database.db;
+    const near2000 = await db.selectFrom('leak_domain_counts').select(['key', 'n']).where('n', '>=', 1500).where('n', '<=', 2500).orderBy('n').limit(1).executeTakeFirst();
+    await deps.database.close();
+    const domain = near2000 ? near2000.key.slice(0, -1).split('.').reverse().join('.') : 'corp20.example';
+    const emails = fs
+      .readFileSync(path.join(dataDir, 'source-11.ndjson'), 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .slice(0, 500)
+      .map((l) => (JSON.parse(l) as { email: string }).email);
+    const s = await startServer('monitoring', {}, plainUrl);
+    try {
+      const headers = { authorization: `Bearer ${s.token}`, 'content-type': 'application/json' };
+      const api = async (method: string, p: string, body?: unknown) => {
+        const res = await fetch(`${s.url}/api/v1${p}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+        if (res.status >= 300) throw new Error(`${method} ${p}: ${res.status} ${await res.text()}`);
+        return res.json() as Promise<any>;
+      };
+      const source = await api('POST', '/leaks/sources/', { name: 'During the scan' });
+      const backfill = async (label: string, body: object, whileScanning?: () => Promise<string>) => {
+        const started = Date.now();
+        const monitor = await api('POST', '/monitoring/', { name: label, ...body });
+        const during = whileScanning ? whileScanning() : Promise.resolve('');
+        let scan: { status: string; started_at: string; finished_at: string; records_scanned: number; alerts_raised: number };
+        for (;;) {
+          [scan] = (await api('GET', `/monitoring/${monitor.id}/scans/`)).results;
+          if (scan.status === 'completed') break;
+          await new Promise((r) => setTimeout(r, 50));
+        }
+        const seconds = (Date.parse(scan.finished_at) - Date.parse(scan.started_at)) / 1000;
+        console.log(`backfill ${label}: ${seconds.toFixed(2)} s running (${((Date.now() - started) / 1000).toFixed(2)} s from the POST), ${scan.records_scanned} records read, ${scan.alerts_raised} alerts${await during}`);
+        results.push({ scenario: `backfill ${label} (s)`, requests_per_sec: 0, latency_p50_ms: 0, latency_p99_ms: Math.round(seconds * 1000), non_2xx: 0, errors: 0 });
+        return monitor;
+      };
+      const domainMonitor = await backfill(`domain ${domain} (${near2000?.n ?? '?'} records)`, { type: 'domain', terms: [domain] });
+      await backfill('500 e-mails', { type: 'email', terms: emails });
+      // While a keyword reads the whole corpus: the API's latency, and ingests' (writes go on).
+      await backfill('keyword "jennifer smith"', { type: 'keyword', terms: ['jennifer smith'] }, async () => {
+        let n = 0;
+        const ingests: number[] = [];
+        const writer = (async () => {
+          for (let i = 0; i < 20; i++) {
+            const t0 = Date.now();
+            await api('POST', `/leaks/sources/${source.id}/records/`, Array.from({ length: 50 }, () => ({ email: `during${n++}@scan.example` })));
+            ingests.push(Date.now() - t0);
+          }
+        })();
+        const r = await autocannon({ url: `${s.url}/api/v1/monitoring/`, headers, connections: 8, duration: 10 });
+        await writer;
+        return `; meanwhile GET /monitoring/ at 8 connections: ${Math.round(r.requests.average)} req/s, p99 ${r.latency.p99} ms, non-2xx ${r.non2xx}; 20 ingests of 50 records: slowest ${Math.max(...ingests)} ms`;
+      });
+
+      // 100,000 alerts in one organization (the admin's), over the corpus's first records.
+      const seedDeps = createDeps(loadConfig({ ...process.env, THREATMON_DATABASE_URL: plainUrl }));
+      try {
+        const sdb = seedDeps.database.db;
+        const ids = (await sdb.selectFrom('leak_records').select('id').orderBy('id').limit(100_000).execute()).map((r) => r.id);
+        const statuses = ['new', 'acknowledged', 'resolved', 'false_positive'];
+        const severities = ['low', 'medium', 'high', 'critical'];
+        const base = Date.now() - 90 * 86_400_000;
+        const orgId = domainMonitor.created_by ? (await sdb.selectFrom('users').select('organization_id').where('id', '=', domainMonitor.created_by).executeTakeFirstOrThrow()).organization_id : '';
+        for (let i = 0; i < ids.length; i += 1000) {
+          await sdb
+            .insertInto('monitor_alerts')
+            .values(
+              ids.slice(i, i + 1000).map((id, j) => {
+                const k = i + j;
+                const at = new Date(base + k * 60_000).toISOString();
+                return { id: seedDeps.newId(), organization_id: orgId, monitor_id: domainMonitor.id, leak_record_id: id, matched_term: `bench-${k}`, matched_field: 'domain', severity: severities[k % 4] as string, status: statuses[Math.floor(k / 4) % 4] as string, note: '', incident_id: null, created_at: at, updated_at: at };
+              }),
+            )
+            .onConflict((oc) => oc.doNothing())
+            .execute();
+        }
+      } finally {
+        await seedDeps.database.close();
+      }
+      results.push(await load('GET /monitoring/alerts/?status=new&severity=high (100000 alerts)', { url: `${s.url}/api/v1/monitoring/alerts/?status=new&severity=high`, headers }));
+    } finally {
+      await stop(s);
+    }
+    return results;
   },
   async incidents() {
     const dbUrl = databaseUrl('incidents');
