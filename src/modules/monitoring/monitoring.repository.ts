@@ -25,6 +25,11 @@ export class MonitoringRepository {
       .select(['monitors.name as monitor_name', RECORD_JSON[this.dialect].as('record_json')]);
   }
 
+  /** The organization's alerts, without their monitors and records (to count them). */
+  alertsOnly(db: Kysely<DB>, orgId: string) {
+    return db.selectFrom('monitor_alerts').where('monitor_alerts.organization_id', '=', orgId);
+  }
+
   /** The organization's alerts. */
   selectAlerts(db: Kysely<DB>, orgId: string) {
     return this.alerts(db).where('monitor_alerts.organization_id', '=', orgId);
