@@ -20,6 +20,7 @@ import { createIncidentsModule, type IncidentsService } from './modules/incident
 import { createLeaksModule, type LeaksService } from './modules/leaks/index.js';
 import { createMonitoringModule, type MonitoringService, type ScanOptions } from './modules/monitoring/index.js';
 import { createOrganizationsModule, type OrganizationsService } from './modules/organizations/index.js';
+import { createTrackingTokensModule, type TrackingTokensService } from './modules/tracking-tokens/index.js';
 import { createUsersModule, type UsersService } from './modules/users/index.js';
 import type { BackgroundJob } from './runtime/jobs.js';
 export const API_PREFIX = '/api/v1';
@@ -36,6 +37,7 @@ export interface Services {
   incidents: IncidentsService;
   leaks: LeaksService;
   monitoring: MonitoringService;
+  trackingTokens: TrackingTokensService;
   /** Domain events, written in the transaction of their change (the webhooks' outbox). */
   outbox: Outbox;
   /** The seams between modules (see modules/hooks.ts). */
@@ -63,6 +65,7 @@ export function createModules(deps: AppDeps, options: { scans?: ScanOptions } = 
   const incidents = createIncidentsModule({ ...deps, audit: audit.log, hooks });
   const leaks = createLeaksModule({ ...deps, audit: audit.log, hooks });
   const monitoring = createMonitoringModule({ ...deps, audit: audit.log, hooks, incidents: incidents.service, outbox: events.outbox, scans: options.scans });
+  const trackingTokens = createTrackingTokensModule({ ...deps, audit: audit.log, hooks, outbox: events.outbox });
   const services: Services = {
     audit: audit.log,
     tokens: auth.tokens,
@@ -73,13 +76,17 @@ export function createModules(deps: AppDeps, options: { scans?: ScanOptions } = 
     incidents: incidents.service,
     leaks: leaks.service,
     monitoring: monitoring.service,
+    trackingTokens: trackingTokens.service,
     outbox: events.outbox,
     hooks,
   };
   const jobs: BackgroundJob[] = [...monitoring.jobs];
   // Behind authentication, in this order: each module's routes.
-  const secured: ModuleRoutes[] = [auth, organizations, users, audit, incidents, leaks, monitoring].flatMap((m) => m.routes as readonly ModuleRoutes[]);
-  return { services, jobs, publicRoutes: auth.publicRoutes as readonly ModuleRoutes[], authenticate: auth.authenticate as ModuleRoutes, secured };
+  const secured: ModuleRoutes[] = [auth, organizations, users, audit, incidents, leaks, monitoring, trackingTokens].flatMap((m) => m.routes as readonly ModuleRoutes[]);
+  // Outside /api/v1, without authentication: the tracking-token triggers.
+  const site = trackingTokens.siteRoutes as readonly ModuleRoutes[];
+  const lifecycles = [trackingTokens.lifecycle];
+  return { services, jobs, lifecycles, site, publicRoutes: auth.publicRoutes as readonly ModuleRoutes[], authenticate: auth.authenticate as ModuleRoutes, secured };
 }
 
 export function createServices(deps: AppDeps): Services {
@@ -188,8 +195,13 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   app.decorateRequest('principal', null);
 
   app.addHook('onClose', async () => {
+    // Requests have all been answered: what they handed to modules (exposures to record) is finished first.
+    await Promise.all(modules.lifecycles.map((l) => l.close()));
     await deps.counters.close();
     await deps.database.close();
+  });
+  app.addHook('onReady', async () => {
+    for (const l of modules.lifecycles) l.ready(app.log);
   });
   if (options.jobs) {
     app.addHook('onReady', async () => {
@@ -215,6 +227,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(conventions);
   await app.register(docs);
   await app.register(serviceRoutes, { deps });
+  for (const r of modules.site) await app.register(r.plugin, r.options as never);
 
   await app.register(
     async (api) => {

@@ -1,0 +1,31 @@
+import type { AppDeps } from '../../deps.js';
+import type { AuditLog } from '../audit/audit.repository.js';
+import type { Outbox } from '../events/index.js';
+import type { AppHookRegistry } from '../hooks.js';
+import { TrackingTokensRepository } from './tracking-tokens.repository.js';
+import { trackingTokensRoutes } from './tracking-tokens.routes.js';
+import { TrackingTokensService } from './tracking-tokens.service.js';
+import { triggerRoutes } from './tracking-tokens.trigger.js';
+
+export { TrackingTokensService };
+
+/**
+ * Tracking tokens: canaries watched over four channels, each a subscription: the trigger route
+ * (/t/<key>/, outside /api/v1), logins (auth.loginAttempt), bearer keys (auth.unknownBearer) and
+ * ingested leak data (leaks.ingested). Its count is a figure of /organization/usage/.
+ */
+export function createTrackingTokensModule(ctx: Pick<AppDeps, 'database' | 'clock' | 'newId' | 'counters' | 'config'> & { audit: AuditLog; hooks: AppHookRegistry; outbox: Outbox }) {
+  const service = new TrackingTokensService(ctx, new TrackingTokensRepository(), ctx.audit, ctx.outbox);
+  ctx.hooks.on('organizations.usage', async (db, orgId, key) => (key === 'tracking_tokens' ? service.countTokens(db, orgId) : undefined));
+  ctx.hooks.on('auth.loginAttempt', (username, client) => service.onLogin(username, client));
+  ctx.hooks.on('auth.unknownBearer', (token, client) => service.onBearer(token, client));
+  ctx.hooks.on('leaks.ingested', (trx, records, source) => service.exposeInLeaks(trx, records, source));
+  return {
+    name: 'tracking-tokens',
+    service,
+    routes: [{ plugin: trackingTokensRoutes, options: { tokens: service } }],
+    siteRoutes: [{ plugin: triggerRoutes, options: { tokens: service } }],
+    // In every process: hits are recorded where they arrive; closing waits for those in hand.
+    lifecycle: { ready: (log: Parameters<TrackingTokensService['setLog']>[0]) => service.setLog(log), close: () => service.settled() },
+  } as const;
+}
