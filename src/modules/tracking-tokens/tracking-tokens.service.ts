@@ -6,7 +6,7 @@ import type { AppDeps } from '../../deps.js';
 import type { ClientRequest } from '../../domain/client-request.js';
 import { normaliseCidr, normaliseIp, normaliseUrl } from '../../domain/ioc.js';
 import { notFound, validation } from '../../http/errors.js';
-import { type ListQuery, type ListResult, Listing, toTimestamp } from '../../http/listing.js';
+import { given, type ListQuery, type ListResult, Listing, toTimestamp } from '../../http/listing.js';
 import type { JobLog } from '../../runtime/jobs.js';
 import { type AuditLog, diff } from '../audit/audit.repository.js';
 import type { Principal } from '../auth/principal.js';
@@ -258,9 +258,11 @@ export class TrackingTokensService {
   }
 
   async timeline(p: Principal, id: string, query: ListQuery): Promise<ListResult<ExposureOut>> {
-    await this.get(p, id);
+    const token = await this.get(p, id);
     const qb = exposureListing.filter(this.repo.selectExposures(this.db, p.organization.id, id), query, { dialect: this.deps.database.dialect });
-    return exposureListing.page(qb, query, presentExposure);
+    // Unfiltered, the count is the token's exposure_count, kept in each exposure's transaction.
+    const unfiltered = !['channel', 'occurred_after', 'occurred_before'].some((k) => given(query[k]));
+    return exposureListing.page(qb, query, presentExposure, unfiltered ? async () => Number(token.exposure_count) : undefined);
   }
 
   countTokens(db: Kysely<DB>, orgId: string): Promise<number> {
