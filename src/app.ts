@@ -22,6 +22,7 @@ import { createMonitoringModule, type MonitoringService, type ScanOptions } from
 import { createOrganizationsModule, type OrganizationsService } from './modules/organizations/index.js';
 import { createTrackingTokensModule, type TrackingTokensService } from './modules/tracking-tokens/index.js';
 import { createUsersModule, type UsersService } from './modules/users/index.js';
+import { createWebhooksModule, type WebhooksService } from './modules/webhooks/index.js';
 import type { BackgroundJob } from './runtime/jobs.js';
 export const API_PREFIX = '/api/v1';
 export const BODY_LIMIT = 1024 * 1024;
@@ -38,6 +39,7 @@ export interface Services {
   leaks: LeaksService;
   monitoring: MonitoringService;
   trackingTokens: TrackingTokensService;
+  webhooks: WebhooksService;
   /** Domain events, written in the transaction of their change (the webhooks' outbox). */
   outbox: Outbox;
   /** The seams between modules (see modules/hooks.ts). */
@@ -57,12 +59,13 @@ interface ModuleRoutes {
 export function createModules(deps: AppDeps, options: { scans?: ScanOptions } = {}) {
   const hooks = createHooks();
   const audit = createAuditModule(deps);
-  const events = createEventsModule(deps);
+  const events = createEventsModule({ ...deps, hooks });
+  const webhooks = createWebhooksModule({ ...deps, audit: audit.log, hooks });
   const passwordPolicy = createPasswordPolicy(hooks);
   const users = createUsersModule({ ...deps, audit: audit.log, passwordPolicy });
   const organizations = createOrganizationsModule({ ...deps, audit: audit.log, users: users.service, hooks });
   const auth = createAuthModule({ ...deps, audit: audit.log, hooks, passwordPolicy, users, orgs: organizations.service });
-  const incidents = createIncidentsModule({ ...deps, audit: audit.log, hooks });
+  const incidents = createIncidentsModule({ ...deps, audit: audit.log, hooks, outbox: events.outbox });
   const leaks = createLeaksModule({ ...deps, audit: audit.log, hooks });
   const monitoring = createMonitoringModule({ ...deps, audit: audit.log, hooks, incidents: incidents.service, outbox: events.outbox, scans: options.scans });
   const trackingTokens = createTrackingTokensModule({ ...deps, audit: audit.log, hooks, outbox: events.outbox });
@@ -77,12 +80,13 @@ export function createModules(deps: AppDeps, options: { scans?: ScanOptions } = 
     leaks: leaks.service,
     monitoring: monitoring.service,
     trackingTokens: trackingTokens.service,
+    webhooks: webhooks.service,
     outbox: events.outbox,
     hooks,
   };
-  const jobs: BackgroundJob[] = [...monitoring.jobs];
+  const jobs: BackgroundJob[] = [...monitoring.jobs, ...webhooks.jobs];
   // Behind authentication, in this order: each module's routes.
-  const secured: ModuleRoutes[] = [auth, organizations, users, audit, incidents, leaks, monitoring, trackingTokens].flatMap((m) => m.routes as readonly ModuleRoutes[]);
+  const secured: ModuleRoutes[] = [auth, organizations, users, audit, incidents, leaks, monitoring, trackingTokens, webhooks].flatMap((m) => m.routes as readonly ModuleRoutes[]);
   // Outside /api/v1, without authentication: the tracking-token triggers.
   const site = trackingTokens.siteRoutes as readonly ModuleRoutes[];
   const lifecycles = [trackingTokens.lifecycle];

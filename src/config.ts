@@ -25,6 +25,8 @@ export interface Config {
   readonly publicUrl: string | null;
   readonly corsOrigins: readonly string[];
   readonly webhookAllowPrivate: boolean;
+  /** How long delivered webhook messages, delivery attempts and outbox events are kept, in seconds. */
+  readonly webhookRetentionSeconds: number;
   readonly metrics: boolean;
   readonly logLevel: LogLevel;
   readonly planLimits: Readonly<Record<Plan, number>>;
@@ -202,6 +204,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     publicUrl,
     corsOrigins,
     webhookAllowPrivate: readBool(env, 'THREATMON_WEBHOOK_ALLOW_PRIVATE', false),
+    webhookRetentionSeconds: readDuration(env, 'THREATMON_WEBHOOK_RETENTION', 30 * 86400),
     metrics: readBool(env, 'THREATMON_METRICS', false),
     logLevel,
     planLimits: Object.freeze(

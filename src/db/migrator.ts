@@ -14,6 +14,7 @@ import * as m0012 from './migrations/0012_usernames_ignore_case.js';
 import * as m0013 from './migrations/0013_monitoring.js';
 import * as m0014 from './migrations/0014_monitor_scans_events.js';
 import * as m0015 from './migrations/0015_tracking_tokens.js';
+import * as m0016 from './migrations/0016_webhooks.js';
 
 /** Listed in code, not read from a folder, so they run the same from src/ (tsx) and dist/. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -32,6 +33,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0013_monitoring': m0013,
   '0014_monitor_scans_events': m0014,
   '0015_tracking_tokens': m0015,
+  '0016_webhooks': m0016,
 };
 
 /** PostgreSQL: the connection's current schema (the one its search_path puts first). */

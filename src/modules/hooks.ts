@@ -41,7 +41,21 @@ export type LoginAttemptHook = (username: string, client: ClientRequest) => Prom
 /** Called with a bearer value that is not a valid token: the tracking-token module records api_key canaries here. */
 export type UnknownBearerHook = (token: string, client: ClientRequest) => Promise<void>;
 
+/** A domain event as the outbox stored it (data as JSON text). */
+export interface RecordedEvent {
+  id: string;
+  organization_id: string;
+  type: string;
+  data: string;
+  created_at: string;
+}
+
+/** Called in the transaction that records events: webhooks queue their deliveries here, so they commit with the change. */
+export type EventsRecordedHook = (trx: Kysely<DB>, events: RecordedEvent[]) => Promise<void>;
+
 export interface AppHooks {
+  /** Published by events: domain events recorded in the outbox, in their change's transaction. */
+  'events.recorded': EventsRecordedHook;
   /** Published by leaks: each batch of records stored, in its transaction. */
   'leaks.ingested': IngestHook;
   /** Published by leaks: the organization's figures in GET /leaks/stats/ (the first handler answers; zeros without one). */

@@ -1,4 +1,4 @@
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 /** The Prometheus metrics of this process (served at /metrics when THREATMON_METRICS=true). */
 export class Metrics {
@@ -26,6 +26,24 @@ export class Metrics {
     name: 'threatmon_leak_records_ingested_total',
     help: 'Leak records processed by ingestion, by outcome.',
     labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+
+  readonly webhookDeliveries = new Counter({
+    name: 'threatmon_webhook_deliveries_total',
+    help: 'Webhook delivery attempts, by outcome: sent (2xx), retried (failed, tried again later), failed (failed for good).',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+  readonly webhookLatency = new Histogram({
+    name: 'threatmon_webhook_delivery_latency_seconds',
+    help: 'From the event being recorded to its delivery (2xx), in seconds.',
+    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 60, 600, 3600],
+    registers: [this.registry],
+  });
+  readonly webhookQueue = new Gauge({
+    name: 'threatmon_webhook_queue_depth',
+    help: 'Webhook messages waiting to be delivered (as last seen by the delivery worker).',
     registers: [this.registry],
   });
 

@@ -1,5 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.js';
+import type { AppHooks } from '../hooks.js';
+import type { Hooks } from '../../runtime/hooks.js';
 
 /** The types of domain event, as webhooks subscribe to them (API.md section 7). */
 export const EVENT_TYPES = ['alert.created', 'incident.created', 'incident.updated', 'ioc.created', 'tracking_token.exposed', 'monitor.scan_completed'] as const;
@@ -21,6 +23,7 @@ export class Outbox {
   constructor(
     private readonly clock: () => Date,
     private readonly newId: () => string,
+    private readonly hooks: Hooks<Pick<AppHooks, 'events.recorded'>>,
   ) {}
 
   async record(trx: Kysely<DB>, events: readonly NewEvent[]): Promise<void> {
@@ -28,5 +31,6 @@ export class Outbox {
     const at = this.clock().toISOString();
     const rows = events.map((e) => ({ id: this.newId(), organization_id: e.organizationId, type: e.type, data: JSON.stringify(e.data), created_at: at }));
     for (let i = 0; i < rows.length; i += 500) await trx.insertInto('events').values(rows.slice(i, i + 500)).execute();
+    for (const hook of this.hooks.of('events.recorded')) await hook(trx, rows);
   }
 }

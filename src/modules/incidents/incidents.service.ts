@@ -8,6 +8,7 @@ import { fieldErrors } from '../../http/conventions.js';
 import { AppError, conflict, type FieldError, notFound, validation } from '../../http/errors.js';
 import { type ListQuery, type ListResult, onlyParams } from '../../http/listing.js';
 import { type AuditLog, diff } from '../audit/audit.repository.js';
+import type { Outbox } from '../events/index.js';
 import type { IncidentRow, IncidentsRepository, IocRow } from './incidents.repository.js';
 import { commentListing, correlationListing, eventListing, incidentListing, iocListing, presentComment, presentIncident, presentIoc } from './incidents.lists.js';
 import {
@@ -46,6 +47,7 @@ export class IncidentsService {
     private readonly deps: Pick<AppDeps, 'database' | 'clock' | 'newId'>,
     private readonly repo: IncidentsRepository,
     private readonly audit: AuditLog,
+    private readonly outbox: Outbox,
   ) {}
 
   private get db() {
@@ -149,6 +151,11 @@ export class IncidentsService {
       await this.repo.adjustIocCount(trx, incident.id, rows.length, at);
       await this.audit.recordAs(trx, ctx, { action: 'ioc.created', targetType: 'incident', targetId: incident.id, changes: { count: rows.length, iocs: rows.slice(0, 100).map((r) => ({ id: r.id, type: r.type, value: r.value })) },
       });
+      // One ioc.created event per IOC, bulk or not.
+      await this.outbox.record(
+        trx,
+        rows.map((r) => ({ organizationId: incident.organization_id, type: 'ioc.created' as const, data: presentIoc({ ...r, version: 1 } as IocRow) })),
+      );
     }
     return { rows, duplicates };
   }
@@ -197,7 +204,9 @@ export class IncidentsService {
       await this.audit.recordAs(trx, ctx, { action: 'incident.created', targetType: 'incident', targetId: row.id, changes: created });
       const incident = await this.get(p, row.id, trx);
       if (good.length) await this.addIocs(trx, ctx, incident, good);
-      return this.get(p, row.id, trx);
+      const made = await this.get(p, row.id, trx);
+      await this.outbox.record(trx, [{ organizationId: p.organization.id, type: 'incident.created', data: presentIncident(made) }]);
+      return made;
     });
   }
 
@@ -254,7 +263,9 @@ export class IncidentsService {
         { id: this.deps.newId(), organization_id: p.organization.id, incident_id: id, kind: 'updated', actor_id: p.user.id, changes, ioc_id: null, created_at: at },
       ]);
       await this.audit.recordAs(trx, ctx, { action: 'incident.updated', targetType: 'incident', targetId: id, changes });
-      return this.get(p, id, trx);
+      const updated = await this.get(p, id, trx);
+      await this.outbox.record(trx, [{ organizationId: p.organization.id, type: 'incident.updated', data: presentIncident(updated) }]);
+      return updated;
     });
   }
 

@@ -1,5 +1,6 @@
 import type { AppDeps } from '../../deps.js';
 import type { AuditLog } from '../audit/audit.repository.js';
+import type { Outbox } from '../events/index.js';
 import type { AppHookRegistry } from '../hooks.js';
 import { IncidentsRepository } from './incidents.repository.js';
 import { incidentsRoutes } from './incidents.routes.js';
@@ -10,8 +11,8 @@ export { presentIncident } from './incidents.lists.js';
 export { IncidentSchema, SEVERITIES, type Severity } from './incidents.schemas.js';
 
 /** Incidents and their IOCs; the open count is its figure of /organization/usage/. */
-export function createIncidentsModule(ctx: Pick<AppDeps, 'database' | 'clock' | 'newId'> & { audit: AuditLog; hooks: AppHookRegistry }) {
-  const service = new IncidentsService(ctx, new IncidentsRepository(ctx.database.dialect), ctx.audit);
+export function createIncidentsModule(ctx: Pick<AppDeps, 'database' | 'clock' | 'newId'> & { audit: AuditLog; hooks: AppHookRegistry; outbox: Outbox }) {
+  const service = new IncidentsService(ctx, new IncidentsRepository(ctx.database.dialect), ctx.audit, ctx.outbox);
   ctx.hooks.on('organizations.usage', async (db, orgId, key) => (key === 'incidents_open' ? service.countOpen(db, orgId) : undefined));
   return { name: 'incidents', service, routes: [{ plugin: incidentsRoutes, options: { incidents: service } }] } as const;
 }

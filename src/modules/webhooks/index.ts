@@ -1,0 +1,24 @@
+import type { AppDeps } from '../../deps.js';
+import type { BackgroundJob } from '../../runtime/jobs.js';
+import type { AuditLog } from '../audit/audit.repository.js';
+import type { AppHookRegistry } from '../hooks.js';
+import { WebhooksRepository } from './webhooks.repository.js';
+import { webhooksRoutes } from './webhooks.routes.js';
+import { WebhooksService } from './webhooks.service.js';
+
+export { WebhooksService };
+
+/**
+ * Webhooks: each event recorded in the outbox (events.recorded) queues a message per subscribed
+ * webhook of its organization, in the same transaction; a background job delivers them.
+ */
+export function createWebhooksModule(ctx: Pick<AppDeps, 'database' | 'clock' | 'newId' | 'config' | 'metrics'> & { audit: AuditLog; hooks: AppHookRegistry }) {
+  const service = new WebhooksService(ctx, new WebhooksRepository(ctx.database.dialect), ctx.audit);
+  ctx.hooks.on('events.recorded', (trx, events) => service.queue(trx, events));
+  return {
+    name: 'webhooks',
+    service,
+    routes: [{ plugin: webhooksRoutes, options: { webhooks: service } }],
+    jobs: [{ name: 'webhook deliveries', start: (log) => service.start(log), stop: () => service.stop() }] satisfies BackgroundJob[],
+  } as const;
+}

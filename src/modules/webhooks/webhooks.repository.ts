@@ -1,0 +1,136 @@
+import type { Insertable, Kysely, Selectable } from 'kysely';
+import type { DB, WebhookAttemptsTable, WebhookMessagesTable, WebhooksTable } from '../../db/schema.js';
+import type { Dialect } from '../../db/database.js';
+
+export type WebhookRow = Selectable<WebhooksTable>;
+export type MessageRow = Selectable<WebhookMessagesTable>;
+
+/** Every query of the webhooks module. */
+export class WebhooksRepository {
+  constructor(private readonly dialect: Dialect) {}
+
+  private bool(v: boolean) {
+    return this.dialect === 'postgres' ? v : Number(v);
+  }
+
+  selectWebhooks(db: Kysely<DB>, orgId: string) {
+    return db.selectFrom('webhooks').selectAll().where('webhooks.organization_id', '=', orgId);
+  }
+
+  find(db: Kysely<DB>, orgId: string, id: string): Promise<WebhookRow | undefined> {
+    return this.selectWebhooks(db, orgId).where('id', '=', id).executeTakeFirst();
+  }
+
+  byId(db: Kysely<DB>, id: string): Promise<WebhookRow | undefined> {
+    return db.selectFrom('webhooks').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+
+  async insert(db: Kysely<DB>, row: Insertable<WebhooksTable>): Promise<void> {
+    await db.insertInto('webhooks').values({ ...row, is_active: this.bool(Boolean(row.is_active)) }).execute();
+  }
+
+  async update(db: Kysely<DB>, id: string, set: Partial<Pick<WebhookRow, 'url' | 'events' | 'description' | 'is_active' | 'failure_count' | 'secret' | 'previous_secret' | 'previous_secret_until' | 'updated_at'>>): Promise<void> {
+    const values = { ...set, ...(set.is_active !== undefined && { is_active: this.bool(Boolean(set.is_active)) }) };
+    await db
+      .updateTable('webhooks')
+      .set((eb) => ({ ...values, version: eb('version', '+', 1) }))
+      .where('id', '=', id)
+      .execute();
+  }
+
+  async remove(db: Kysely<DB>, id: string): Promise<void> {
+    await db.deleteFrom('webhooks').where('id', '=', id).execute();
+  }
+
+  /** The active webhooks of these organizations, for the events being recorded. */
+  activeFor(db: Kysely<DB>, orgIds: string[]) {
+    return db.selectFrom('webhooks').select(['id', 'organization_id', 'events']).where('organization_id', 'in', orgIds).where('is_active', '=', this.bool(true) as never).execute();
+  }
+
+  async insertMessages(db: Kysely<DB>, rows: Array<Insertable<WebhookMessagesTable>>): Promise<void> {
+    for (let i = 0; i < rows.length; i += 500) {
+      await db
+        .insertInto('webhook_messages')
+        .values(rows.slice(i, i + 500))
+        .onConflict((oc) => oc.columns(['webhook_id', 'event_id']).doNothing())
+        .execute();
+    }
+  }
+
+  /**
+   * Takes up to `limit` due messages (not of `busy` webhooks) under a lease until `leaseUntil`.
+   * PostgreSQL: FOR UPDATE SKIP LOCKED, so nodes claiming at once take different rows; SQLite has
+   * one writer, and the update re-checks the lease.
+   */
+  async claim(db: Kysely<DB>, now: string, leaseUntil: string, limit: number, busy: string[]): Promise<MessageRow[]> {
+    let due = db
+      .selectFrom('webhook_messages')
+      .select('id')
+      .where('status', '=', 'pending')
+      .where('next_attempt_at', '<=', now)
+      .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
+      .orderBy('next_attempt_at')
+      .limit(limit);
+    if (busy.length) due = due.where('webhook_id', 'not in', busy);
+    // Messages of a disabled webhook wait: set active again, it receives them.
+    due = due.where('webhook_id', 'in', db.selectFrom('webhooks').select('id').where('is_active', '=', this.bool(true) as never));
+    if (this.dialect === 'postgres') due = due.forUpdate().skipLocked();
+    return db
+      .updateTable('webhook_messages')
+      .set({ lease_until: leaseUntil })
+      .where('id', 'in', due)
+      .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
+      .returningAll()
+      .execute();
+  }
+
+  /** Gives a claimed message back, due at once. */
+  async release(db: Kysely<DB>, id: string): Promise<void> {
+    await db.updateTable('webhook_messages').set({ lease_until: null }).where('id', '=', id).execute();
+  }
+
+  async logAttempt(db: Kysely<DB>, row: Insertable<WebhookAttemptsTable>): Promise<void> {
+    await db.insertInto('webhook_attempts').values(row).execute();
+  }
+
+  async delivered(db: Kysely<DB>, message: MessageRow, at: string): Promise<void> {
+    await db.updateTable('webhook_messages').set({ status: 'delivered', attempts: message.attempts + 1, lease_until: null, finished_at: at }).where('id', '=', message.id).execute();
+    await db.updateTable('webhooks').set({ failure_count: 0, last_delivery_at: at }).where('id', '=', message.webhook_id).execute();
+  }
+
+  /** A failed attempt: retried at `retryAt`, or given up (null). The webhook's consecutive failures go up; at `disableAt` it is disabled. */
+  async failed(db: Kysely<DB>, message: MessageRow, at: string, retryAt: string | null, disableAt: number): Promise<void> {
+    await db
+      .updateTable('webhook_messages')
+      .set({ attempts: message.attempts + 1, lease_until: null, ...(retryAt ? { next_attempt_at: retryAt } : { status: 'failed', finished_at: at }) })
+      .where('id', '=', message.id)
+      .execute();
+    await db
+      .updateTable('webhooks')
+      .set((eb) => ({ failure_count: eb('failure_count', '+', 1) }))
+      .where('id', '=', message.webhook_id)
+      .execute();
+    await db
+      .updateTable('webhooks')
+      .set((eb) => ({ is_active: this.bool(false) as never, version: eb('version', '+', 1) }))
+      .where('id', '=', message.webhook_id)
+      .where('failure_count', '>=', disableAt)
+      .where('is_active', '=', this.bool(true) as never)
+      .execute();
+  }
+
+  selectAttempts(db: Kysely<DB>, webhookId: string) {
+    return db.selectFrom('webhook_attempts').selectAll().where('webhook_attempts.webhook_id', '=', webhookId);
+  }
+
+  async queueDepth(db: Kysely<DB>): Promise<number> {
+    return Number((await db.selectFrom('webhook_messages').select((eb) => eb.fn.countAll().as('n')).where('status', '=', 'pending').executeTakeFirstOrThrow()).n);
+  }
+
+  /** Deletes what is older than `before`: finished messages, attempts and outbox events. */
+  async prune(db: Kysely<DB>, before: string): Promise<void> {
+    await db.deleteFrom('webhook_messages').where('finished_at', '<', before).execute();
+    await db.deleteFrom('webhook_attempts').where('created_at', '<', before).execute();
+    await db.deleteFrom('events').where('created_at', '<', before).execute();
+  }
+}

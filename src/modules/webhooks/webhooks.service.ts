@@ -1,0 +1,362 @@
+import { randomBytes } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { DB } from '../../db/schema.js';
+import type { AppDeps } from '../../deps.js';
+import { notFound, validation } from '../../http/errors.js';
+import { type ListQuery, type ListResult, Listing } from '../../http/listing.js';
+import type { JobLog } from '../../runtime/jobs.js';
+import { type AuditLog, diff } from '../audit/audit.repository.js';
+import type { Principal } from '../auth/principal.js';
+import type { RecordedEvent } from '../hooks.js';
+import type { MessageRow, WebhookRow, WebhooksRepository } from './webhooks.repository.js';
+import type { WebhookCreate, WebhookOut, WebhookPatch } from './webhooks.schemas.js';
+import { type SendResult, send, sign } from './webhooks.sender.js';
+import { BlockedDestination, checkHost, hostOf } from './webhooks.ssrf.js';
+
+type Ctx = { p: Principal; ip: string };
+
+/** Seconds to wait after each failed attempt: 8 attempts over about 27 hours (Standard Webhooks' usual schedule). */
+export const RETRY_DELAYS_S = [5, 300, 1800, 7200, 18_000, 36_000, 36_000] as const;
+export const MAX_ATTEMPTS = RETRY_DELAYS_S.length + 1;
+/** Consecutive failures after which a webhook is disabled. */
+export const DISABLE_AFTER = 50;
+const GLOBAL_CONCURRENCY = 64;
+const PER_WEBHOOK_CONCURRENCY = 4;
+/** Longer than a delivery can take (10 s): a claimed message whose worker died is taken again after it. */
+const LEASE_MS = 60_000;
+const ROTATION_OVERLAP_MS = 24 * 3600 * 1000;
+
+export const deliveryListing = new Listing({
+  filters: {},
+  ordering: { created_at: 'webhook_attempts.created_at' },
+  idColumn: 'webhook_attempts.id',
+  createdColumn: 'webhook_attempts.created_at',
+});
+
+export const webhookListing = new Listing({
+  filters: { is_active: { kind: 'boolean', column: 'webhooks.is_active', description: 'Only active (true) or inactive (false) webhooks.' } },
+  search: ['webhooks.url', 'webhooks.description'],
+  ordering: { created_at: 'webhooks.created_at', url: 'webhooks.url' },
+  idColumn: 'webhooks.id',
+  createdColumn: 'webhooks.created_at',
+  updatedColumn: 'webhooks.updated_at',
+});
+
+export const newSecret = () => `whsec_${randomBytes(24).toString('base64')}`;
+
+export function presentWebhook(r: WebhookRow, secret?: string): WebhookOut {
+  return {
+    id: r.id,
+    url: r.url,
+    events: JSON.parse(r.events) as string[],
+    description: r.description,
+    is_active: Boolean(r.is_active),
+    ...(secret !== undefined && { secret }),
+    failure_count: Number(r.failure_count),
+    last_delivery_at: r.last_delivery_at,
+    created_at: r.created_at,
+  };
+}
+
+/** A retry's delay: the schedule's, with up to 10% of jitter either way so that failures spread out. */
+export function retryDelayMs(attempt: number, random: () => number = Math.random): number {
+  const base = (RETRY_DELAYS_S[attempt - 1] ?? 36_000) * 1000;
+  return Math.round(base * (0.9 + 0.2 * random()));
+}
+
+/** The body sent for an event: {id, type, timestamp, data}, data as the API shows the resource. */
+const bodyOf = (e: RecordedEvent) => `{"id":${JSON.stringify(e.id)},"type":${JSON.stringify(e.type)},"timestamp":${JSON.stringify(e.created_at)},"data":${e.data}}`;
+
+/** Webhooks: an organization's subscriptions to its events, and their delivery. */
+export class WebhooksService {
+  private log?: JobLog;
+  private timer?: NodeJS.Timeout;
+  private pumping?: Promise<void>;
+  private again = false;
+  private stopping = false;
+  private readonly inflight = new Map<string, number>();
+  private active = 0;
+  private slotFreed?: () => void;
+
+  constructor(
+    private readonly deps: Pick<AppDeps, 'database' | 'clock' | 'newId' | 'config' | 'metrics'>,
+    private readonly repo: WebhooksRepository,
+    private readonly audit: AuditLog,
+  ) {}
+
+  private get db() {
+    return this.deps.database.db;
+  }
+
+  private now() {
+    return this.deps.clock().toISOString();
+  }
+
+  /** A URL that can be a destination: http(s), and (unless allowed) only public addresses. */
+  private async checkUrl(url: string): Promise<string> {
+    let parsed: URL;
+    try {
+      parsed = new URL(url.trim());
+    } catch {
+      throw validation([{ field: 'url', message: 'must be an absolute http or https URL' }]);
+    }
+    if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') throw validation([{ field: 'url', message: 'must be an http or https URL' }]);
+    if (parsed.username || parsed.password) throw validation([{ field: 'url', message: 'must not carry credentials' }]);
+    try {
+      await checkHost(hostOf(parsed.href), this.deps.config.webhookAllowPrivate);
+    } catch (err) {
+      if (err instanceof BlockedDestination) throw validation([{ field: 'url', message: `${err.message}: refused (THREATMON_WEBHOOK_ALLOW_PRIVATE allows it)` }]);
+      throw err;
+    }
+    return parsed.href;
+  }
+
+  list(p: Principal, query: ListQuery): Promise<ListResult<WebhookOut>> {
+    const qb = webhookListing.filter(this.repo.selectWebhooks(this.db, p.organization.id), query, { dialect: this.deps.database.dialect });
+    return webhookListing.page(qb, query, (r: WebhookRow) => presentWebhook(r));
+  }
+
+  async get(p: Principal, id: string, db: Kysely<DB> = this.db): Promise<WebhookRow> {
+    const row = await this.repo.find(db, p.organization.id, id);
+    if (!row) throw notFound('No such webhook.');
+    return row;
+  }
+
+  async create(ctx: Ctx, body: WebhookCreate): Promise<{ row: WebhookRow; secret: string }> {
+    const url = await this.checkUrl(body.url);
+    const secret = newSecret();
+    const row = await this.db.transaction().execute(async (trx) => {
+      const at = this.now();
+      const id = this.deps.newId();
+      await this.repo.insert(trx, {
+        id,
+        organization_id: ctx.p.organization.id,
+        url,
+        events: JSON.stringify(body.events),
+        description: body.description ?? '',
+        is_active: body.is_active ?? true,
+        secret,
+        previous_secret: null,
+        previous_secret_until: null,
+        last_delivery_at: null,
+        created_by: ctx.p.user.id,
+        created_at: at,
+        updated_at: at,
+      });
+      // Never the secret: the audit log names the webhook and where it points.
+      await this.audit.recordAs(trx, ctx, { action: 'webhook.created', targetType: 'webhook', targetId: id, changes: { url, events: body.events } });
+      return this.get(ctx.p, id, trx);
+    });
+    return { row, secret };
+  }
+
+  async update(ctx: Ctx, id: string, patch: WebhookPatch, assertVersion: (v: number) => void): Promise<WebhookRow> {
+    const url = patch.url === undefined ? undefined : await this.checkUrl(patch.url);
+    return this.db.transaction().execute(async (trx) => {
+      const current = await this.get(ctx.p, id, trx);
+      assertVersion(current.version);
+      const next = { ...patch, ...(url !== undefined && { url }) };
+      const changes = diff(presentWebhook(current) as unknown as Record<string, unknown>, next);
+      if (Object.keys(changes).length === 0) return current;
+      const reactivated = next.is_active === true && !current.is_active;
+      await this.repo.update(trx, id, {
+        ...(next.url !== undefined && { url: next.url }),
+        ...(next.events !== undefined && { events: JSON.stringify(next.events) }),
+        ...(next.description !== undefined && { description: next.description }),
+        ...(next.is_active !== undefined && { is_active: next.is_active }),
+        ...(reactivated && { failure_count: 0 }),
+        updated_at: this.now(),
+      });
+      await this.audit.recordAs(trx, ctx, { action: 'webhook.updated', targetType: 'webhook', targetId: id, changes });
+      return this.get(ctx.p, id, trx);
+    });
+  }
+
+  async remove(ctx: Ctx, id: string): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      const current = await this.get(ctx.p, id, trx);
+      await this.repo.remove(trx, id);
+      await this.audit.recordAs(trx, ctx, { action: 'webhook.deleted', targetType: 'webhook', targetId: id, changes: { url: current.url } });
+    });
+  }
+
+  /** A new secret; the previous one keeps signing (a second signature) for 24 hours. */
+  async rotate(ctx: Ctx, id: string): Promise<{ row: WebhookRow; secret: string }> {
+    const secret = newSecret();
+    const row = await this.db.transaction().execute(async (trx) => {
+      const current = await this.get(ctx.p, id, trx);
+      const until = new Date(this.deps.clock().getTime() + ROTATION_OVERLAP_MS).toISOString();
+      await this.repo.update(trx, id, { secret, previous_secret: current.secret, previous_secret_until: until, updated_at: this.now() });
+      await this.audit.recordAs(trx, ctx, { action: 'webhook.secret_rotated', targetType: 'webhook', targetId: id, changes: { previous_secret_until: until } });
+      return this.get(ctx.p, id, trx);
+    });
+    return { row, secret };
+  }
+
+  async deliveries(p: Principal, id: string, query: ListQuery) {
+    await this.get(p, id);
+    const qb = deliveryListing.filter(this.repo.selectAttempts(this.db, id), query, { dialect: this.deps.database.dialect });
+    return deliveryListing.page(qb, query, (r: { id: string; event_id: string; event_type: string; attempt: number; status_code: number | null; duration_ms: number; error: string | null; created_at: string }) => ({
+      id: r.id,
+      event_id: r.event_id,
+      event_type: r.event_type,
+      attempt: Number(r.attempt),
+      status_code: r.status_code === null ? null : Number(r.status_code),
+      duration_ms: Number(r.duration_ms),
+      error: r.error,
+      created_at: r.created_at,
+    }));
+  }
+
+  /** The secrets that sign now: the current one, and the previous one during a rotation. */
+  private secretsOf(w: WebhookRow): string[] {
+    const previous = w.previous_secret && w.previous_secret_until && w.previous_secret_until > this.now() ? [w.previous_secret] : [];
+    return [w.secret, ...previous];
+  }
+
+  private async post(w: WebhookRow, eventId: string, body: string): Promise<SendResult> {
+    const at = this.deps.clock();
+    const headers = { 'webhook-id': eventId, 'webhook-timestamp': String(Math.floor(at.getTime() / 1000)), 'webhook-signature': sign(this.secretsOf(w), eventId, at, body) };
+    return send(w.url, headers, body, this.deps.config.webhookAllowPrivate);
+  }
+
+  /** POST /webhooks/<id>/test/: a ping sent now, logged, never counted as a failure. */
+  async test(p: Principal, id: string): Promise<{ delivered: boolean; status_code: number | null; duration_ms: number }> {
+    const w = await this.get(p, id);
+    const eventId = this.deps.newId();
+    const at = this.now();
+    const r = await this.post(w, eventId, JSON.stringify({ id: eventId, type: 'ping', timestamp: at, data: { webhook: w.id } }));
+    await this.repo.logAttempt(this.db, { id: this.deps.newId(), webhook_id: w.id, event_id: eventId, event_type: 'ping', attempt: 1, status_code: r.status_code, duration_ms: r.duration_ms, error: r.error, created_at: this.now() });
+    return { delivered: r.ok, status_code: r.status_code, duration_ms: r.duration_ms };
+  }
+
+  /** The events.recorded hook: a message per (event, active webhook of its organization subscribed to it), in the event's transaction. */
+  async queue(trx: Kysely<DB>, events: RecordedEvent[]): Promise<void> {
+    const orgs = [...new Set(events.map((e) => e.organization_id))];
+    const hooks = await this.repo.activeFor(trx, orgs);
+    if (hooks.length === 0) return;
+    const subscribed = hooks.map((h) => ({ ...h, events: new Set(JSON.parse(h.events) as string[]) }));
+    const at = this.now();
+    const rows = events.flatMap((e) =>
+      subscribed
+        .filter((h) => h.organization_id === e.organization_id && h.events.has(e.type))
+        .map((h) => ({ id: this.deps.newId(), webhook_id: h.id, event_id: e.id, event_type: e.type, body: bodyOf(e), status: 'pending', next_attempt_at: at, lease_until: null, created_at: at, finished_at: null })),
+    );
+    await this.repo.insertMessages(trx, rows);
+    if (rows.length) setImmediate(() => this.wake());
+  }
+
+  // --- the delivery worker ---
+
+  /** Delivers every message due now, in parallel within the bounds; resolves when none is due or in flight. */
+  async deliverDue(): Promise<void> {
+    const running = new Set<Promise<void>>();
+    for (;;) {
+      if (this.stopping) break;
+      const room = GLOBAL_CONCURRENCY - this.active;
+      const busy = [...this.inflight].filter(([, n]) => n >= PER_WEBHOOK_CONCURRENCY).map(([id]) => id);
+      const claimed = room > 0 ? await this.repo.claim(this.db, this.now(), new Date(this.deps.clock().getTime() + LEASE_MS).toISOString(), room, busy) : [];
+      for (const m of claimed) {
+        const n = this.inflight.get(m.webhook_id) ?? 0;
+        if (n >= PER_WEBHOOK_CONCURRENCY) {
+          // More of one webhook than its bound in this claim: back to the queue for the next turn.
+          await this.repo.release(this.db, m.id);
+          continue;
+        }
+        this.inflight.set(m.webhook_id, n + 1);
+        this.active++;
+        const job = this.deliver(m)
+          .catch((err) => this.log?.error({ err }, 'webhook delivery failed unexpectedly; it will be retried'))
+          .finally(() => {
+            this.active--;
+            const left = (this.inflight.get(m.webhook_id) ?? 1) - 1;
+            if (left) this.inflight.set(m.webhook_id, left);
+            else this.inflight.delete(m.webhook_id);
+            running.delete(job);
+            this.slotFreed?.();
+          });
+        running.add(job);
+      }
+      if (running.size === 0) break;
+      if (claimed.length === 0 || this.active >= GLOBAL_CONCURRENCY) {
+        // Nothing more to take now: wait for a delivery to end (its webhook may have more).
+        await new Promise<void>((resolve) => {
+          this.slotFreed = resolve;
+        });
+      }
+    }
+    await Promise.all(running);
+  }
+
+  private async deliver(m: MessageRow): Promise<void> {
+    const w = await this.repo.byId(this.db, m.webhook_id);
+    if (!w) return;
+    const r = await this.post(w, m.event_id, m.body);
+    const attempt = m.attempts + 1;
+    const at = this.now();
+    await this.db.transaction().execute(async (trx) => {
+      await this.repo.logAttempt(trx, { id: this.deps.newId(), webhook_id: w.id, event_id: m.event_id, event_type: m.event_type, attempt, status_code: r.status_code, duration_ms: r.duration_ms, error: r.error, created_at: at });
+      if (r.ok) {
+        await this.repo.delivered(trx, m, at);
+      } else {
+        const retryAt = attempt < MAX_ATTEMPTS ? new Date(this.deps.clock().getTime() + retryDelayMs(attempt)).toISOString() : null;
+        await this.repo.failed(trx, m, at, retryAt, DISABLE_AFTER);
+      }
+    });
+    if (r.ok) {
+      this.deps.metrics.webhookDeliveries.inc({ outcome: 'sent' });
+      this.deps.metrics.webhookLatency.observe(Math.max(0, (Date.parse(at) - Date.parse(m.created_at)) / 1000));
+    } else {
+      this.deps.metrics.webhookDeliveries.inc({ outcome: attempt < MAX_ATTEMPTS ? 'retried' : 'failed' });
+    }
+  }
+
+  /** Deletes finished messages, attempts and outbox events older than the retention period. */
+  async prune(): Promise<void> {
+    await this.repo.prune(this.db, new Date(this.deps.clock().getTime() - this.deps.config.webhookRetentionSeconds * 1000).toISOString());
+  }
+
+  start(log: JobLog, pollMs = 200): void {
+    this.log = log;
+    this.stopping = false;
+    let turns = 0;
+    this.timer = setInterval(() => {
+      this.wake();
+      // Every hour or so: the queue depth for /metrics is refreshed more often, pruning rarely.
+      if (++turns % 25 === 0) this.repo.queueDepth(this.db).then((n) => this.deps.metrics.webhookQueue.set(n), () => undefined);
+      if (turns % Math.round(3_600_000 / pollMs) === 0) this.prune().catch((err) => this.log?.error({ err }, 'webhook pruning failed'));
+    }, pollMs);
+    this.timer.unref();
+    this.wake();
+  }
+
+  wake(): void {
+    if (!this.timer || this.stopping) return;
+    if (this.pumping) {
+      this.again = true;
+      this.slotFreed?.();
+      return;
+    }
+    this.pumping = (async () => {
+      do {
+        this.again = false;
+        try {
+          await this.deliverDue();
+        } catch (err) {
+          this.log?.error({ err }, 'webhook delivery worker failed; it goes on at its next turn');
+        }
+      } while (this.again && !this.stopping);
+    })().finally(() => {
+      this.pumping = undefined;
+    });
+  }
+
+  /** Stops taking messages and waits for the deliveries in flight. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    this.slotFreed?.();
+    await this.pumping;
+  }
+}

@@ -1,0 +1,58 @@
+import dns from 'node:dns';
+import type { LookupFunction } from 'node:net';
+import ipaddr from 'ipaddr.js';
+
+/**
+ * Whether a destination address is refused: anything but a globally routable unicast address
+ * (loopback, private, link-local with 169.254.0.0/16, CGNAT, unique-local, multicast, unspecified,
+ * reserved, documentation...), an IPv4-mapped IPv6 address judged as the IPv4 address it carries.
+ */
+export function blockedAddress(address: string): boolean {
+  if (!ipaddr.isValid(address)) return true;
+  let parsed = ipaddr.parse(address);
+  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) parsed = (parsed as ipaddr.IPv6).toIPv4Address();
+  return parsed.range() !== 'unicast';
+}
+
+export class BlockedDestination extends Error {}
+
+/** The host of a URL, IPv6 brackets removed. */
+export const hostOf = (url: string) => new URL(url).hostname.replace(/^\[(.*)\]$/, '$1');
+
+/**
+ * Every address `host` resolves to, refused if any is blocked. An IP literal is its own address; a
+ * name that does not resolve (yet) is not refused here: its deliveries fail until it does.
+ */
+export async function checkHost(host: string, allowPrivate: boolean): Promise<void> {
+  if (allowPrivate) return;
+  if (ipaddr.isValid(host)) {
+    if (blockedAddress(host)) throw new BlockedDestination(`${host} is not a public address`);
+    return;
+  }
+  let addresses: dns.LookupAddress[];
+  try {
+    addresses = await dns.promises.lookup(host, { all: true, verbatim: true });
+  } catch {
+    return;
+  }
+  const bad = addresses.find((a) => blockedAddress(a.address));
+  if (bad) throw new BlockedDestination(`${host} resolves to ${bad.address}, which is not a public address`);
+}
+
+/**
+ * The DNS lookup of a delivery's connection: it resolves once and connects to an address it has
+ * checked, so a name that changes its answer between a check and the connection (DNS rebinding)
+ * reaches no private address.
+ */
+export function guardedLookup(allowPrivate: boolean): LookupFunction {
+  return (hostname, options, callback) => {
+    dns.lookup(hostname, { all: true, verbatim: true }, (err, addresses) => {
+      if (err) return callback(err, '', 0);
+      const usable = allowPrivate ? addresses : addresses.filter((a) => !blockedAddress(a.address));
+      const chosen = usable[0];
+      if (!chosen) return callback(new BlockedDestination(`${hostname} resolves to no public address`), '', 0);
+      if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, [chosen]);
+      callback(null, chosen.address, chosen.family);
+    });
+  };
+}

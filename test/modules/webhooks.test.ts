@@ -1,0 +1,285 @@
+import { Webhook } from 'standardwebhooks';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { send } from '../../src/modules/webhooks/webhooks.sender.js';
+import { MAX_ATTEMPTS, RETRY_DELAYS_S } from '../../src/modules/webhooks/webhooks.service.js';
+import type { Role, User } from '../../src/modules/users/users.repository.js';
+import { buildTestApp, json, type TestApp, type TestOrg } from '../helpers/build-app.js';
+import { Receiver } from '../helpers/receiver.js';
+
+const ALL = ['alert.created', 'incident.created', 'incident.updated', 'ioc.created', 'tracking_token.exposed', 'monitor.scan_completed'];
+
+describe('webhooks (API.md section 7)', () => {
+  let t: TestApp;
+  let org: TestOrg;
+  let other: TestOrg;
+  let receiver: Receiver;
+  let base: string;
+  const m = {} as Record<Role, User>;
+  const register = (body: object, as: User = m.admin) => t.as(as, { method: 'POST', url: '/api/v1/webhooks/', payload: body });
+  const deliver = () => t.services.webhooks.deliverDue();
+  // Standard Webhooks verifiers check the timestamp against their clock: theirs is the test clock.
+  const verify = (secret: string, r: { body: string; headers: Record<string, unknown> }) => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(t.clock.now());
+    try {
+      return new Webhook(secret).verify(r.body, r.headers as Record<string, string>) as { id: string; type: string; timestamp: string; data: any };
+    } finally {
+      vi.useRealTimers();
+    }
+  };
+
+  beforeAll(async () => {
+    receiver = new Receiver();
+    base = await receiver.start();
+    t = await buildTestApp({ THREATMON_WEBHOOK_ALLOW_PRIVATE: 'true' });
+    org = await t.createOrg('enterprise', 'hooked');
+    other = await t.createOrg('enterprise', 'unhooked');
+    m.owner = org.owner;
+    for (const role of ['admin', 'analyst', 'viewer'] as const) m[role] = await t.createUser(org, role, `hook-${role}`);
+  });
+  afterAll(async () => {
+    await t.close();
+    await receiver.close();
+  });
+  afterEach(() => {
+    receiver.answer = () => 200;
+  });
+
+  it('registers a webhook for admins only, showing its secret once and never logging it', async () => {
+    expect((await register({ url: `${base}/x`, events: ['incident.created'] }, m.analyst)).statusCode).toBe(403);
+    const res = await register({ url: `${base}/once`, events: ['incident.created'], description: 'SOAR' });
+    expect(res.statusCode).toBe(201);
+    const made = json(res);
+    expect(made).toMatchObject({ url: `${base}/once`, events: ['incident.created'], is_active: true, failure_count: 0, last_delivery_at: null });
+    expect(made.secret).toMatch(/^whsec_[A-Za-z0-9+/]{32}$/);
+    const read = json(await t.as(m.admin, { method: 'GET', url: `/api/v1/webhooks/${made.id}/` }));
+    expect(read).not.toHaveProperty('secret');
+    expect(JSON.stringify(json(await t.as(m.admin, { method: 'GET', url: '/api/v1/webhooks/' })))).not.toContain(made.secret);
+    expect(JSON.stringify(json(await t.as(m.admin, { method: 'GET', url: '/api/v1/audit-log/?target_type=webhook' })))).not.toContain(made.secret);
+    expect((await t.as(m.analyst, { method: 'GET', url: '/api/v1/webhooks/' })).statusCode).toBe(403);
+    expect((await t.as(other.owner, { method: 'GET', url: `/api/v1/webhooks/${made.id}/` })).statusCode).toBe(404);
+    expect((await t.as(other.owner, { method: 'DELETE', url: `/api/v1/webhooks/${made.id}/` })).statusCode).toBe(404);
+    for (const [body, field] of [
+      [{ url: `${base}/x`, events: ['incident.deleted'] }, 'events'],
+      [{ url: 'ftp://example.com/', events: ['incident.created'] }, 'url'],
+      [{ url: 'not a url', events: ['incident.created'] }, 'url'],
+    ] as const) {
+      const bad = await register(body);
+      expect(bad.statusCode).toBe(400);
+      expect(JSON.stringify(json(bad).errors)).toContain(field);
+    }
+    expect((await t.as(m.admin, { method: 'DELETE', url: `/api/v1/webhooks/${made.id}/` })).statusCode).toBe(204);
+  });
+
+  it('delivers each event type, produced by its module, signed so that the standardwebhooks verifier accepts it', async () => {
+    const hook = json(await register({ url: `${base}/all`, events: ALL }));
+    const theirs = json(await t.as(other.owner, { method: 'POST', url: '/api/v1/webhooks/', payload: { url: `${base}/theirs`, events: ALL } }));
+    const start = receiver.received.length;
+    const incident = json(await t.as(m.analyst, { method: 'POST', url: '/api/v1/incidents/', payload: { title: 'Hooked', severity: 'high' } }));
+    await t.as(m.analyst, { method: 'PATCH', url: `/api/v1/incidents/${incident.id}/`, payload: { severity: 'critical' } });
+    await t.as(m.analyst, { method: 'POST', url: `/api/v1/incidents/${incident.id}/iocs/`, payload: [{ type: 'domain', value: 'evil.example' }, { type: 'ipv4', value: '203.0.113.9' }] });
+    const mon = json(await t.as(m.analyst, { method: 'POST', url: '/api/v1/monitoring/', payload: { name: 'Hooked', type: 'domain', terms: ['hooked.example'] } }));
+    const staff = (await t.createOrg('enterprise', 'hook-platform', true)).owner;
+    const source = json(await t.as(staff, { method: 'POST', url: '/api/v1/leaks/sources/', payload: { name: 'Hook dump' } })).id;
+    await t.as(staff, { method: 'POST', url: `/api/v1/leaks/sources/${source}/records/`, payload: [{ email: 'a@hooked.example' }] });
+    await t.services.monitoring.scans.runPending();
+    const bug = json(await t.as(m.analyst, { method: 'POST', url: '/api/v1/tracking-tokens/', payload: { name: 'Hooked bug', kind: 'web_bug' } }));
+    await t.inject({ method: 'GET', url: new URL(bug.trigger_url).pathname });
+    await t.services.trackingTokens.settled();
+    await deliver();
+    const got = receiver.received.slice(start).filter((r) => r.path === '/all');
+    const events = got.map((r) => verify(hook.secret, r));
+    expect(events.map((e) => e.type).sort()).toEqual(['alert.created', 'incident.created', 'incident.updated', 'ioc.created', 'ioc.created', 'monitor.scan_completed', 'tracking_token.exposed'].sort());
+    for (const [i, e] of events.entries()) expect(got[i]?.headers['webhook-id']).toBe(e.id);
+    expect(events.find((e) => e.type === 'incident.created')?.data).toMatchObject({ id: incident.id, title: 'Hooked', severity: 'high' });
+    expect(events.find((e) => e.type === 'incident.updated')?.data).toMatchObject({ id: incident.id, severity: 'critical' });
+    expect(events.filter((e) => e.type === 'ioc.created').map((e) => e.data.value).sort()).toEqual(['203.0.113.9', 'evil.example']);
+    expect(events.find((e) => e.type === 'monitor.scan_completed')?.data).toMatchObject({ monitor: mon.id, status: 'completed' });
+    expect(events.find((e) => e.type === 'tracking_token.exposed')?.data).toMatchObject({ token: bug.id, channel: 'http' });
+    // Another organization's webhook hears nothing of this one's changes.
+    expect(receiver.received.slice(start).filter((r) => r.path === '/theirs')).toEqual([]);
+    expect(json(await t.as(m.admin, { method: 'GET', url: `/api/v1/webhooks/${hook.id}/` })).last_delivery_at).not.toBeNull();
+    const log = json(await t.as(m.admin, { method: 'GET', url: `/api/v1/webhooks/${hook.id}/deliveries/` }));
+    expect(log.count).toBe(events.length);
+    expect(log.results[0]).toMatchObject({ attempt: 1, status_code: 200, error: null, event_id: expect.any(String), event_type: expect.any(String) });
+    for (const id of [hook.id]) await t.as(m.admin, { method: 'DELETE', url: `/api/v1/webhooks/${id}/` });
+    await t.as(other.owner, { method: 'DELETE', url: `/api/v1/webhooks/${theirs.id}/` });
+  });
+
+  it('queues nothing for a change rolled back', async () => {
+    const hook = json(await register({ url: `${base}/rollback`, events: ['incident.created'] }));
+    await expect(
+      t.db.transaction().execute(async (trx) => {
+        await t.services.outbox.record(trx, [{ organizationId: org.id, type: 'incident.created', data: { id: 'never' } }]);
+        throw new Error('rolled back');
+      }),
+    ).rejects.toThrow('rolled back');
+    expect(await t.db.selectFrom('webhook_messages').select('id').where('webhook_id', '=', hook.id).execute()).toEqual([]);
+    await deliver();
+    expect(receiver.received.filter((r) => r.path === '/rollback')).toEqual([]);
+    await t.as(m.admin, { method: 'DELETE', url: `/api/v1/webhooks/${hook.id}/` });
+  });
+
+  it('retries a failing receiver on the backoff schedule (8 attempts), then gives up; the clock moves, nothing sleeps', async () => {
+    const hook = json(await register({ url: `${base}/failing`, events: ['incident.created'] }));
+    const counted = async () => Object.fromEntries((await t.app.deps.metrics.webhookDeliveries.get()).values.map((v) => [v.labels.outcome, v.value]));
+    const before = await counted();
+    receiver.answer = () => 500;
+    await t.as(m.analyst, { method: 'POST', url: '/api/v1/incidents/', payload: { title: 'Retried' } });
+    const message = () => t.db.selectFrom('webhook_messages').selectAll().where('webhook_id', '=', hook.id).executeTakeFirstOrThrow();
+    for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+      await deliver();
+      const msg = await message();
+      expect(msg.attempts).toBe(attempt);
+      if (attempt === MAX_ATTEMPTS) {
+        expect(msg.status).toBe('failed');
+        break;
+      }
+      const wait = (Date.parse(msg.next_attempt_at) - t.clock.now().getTime()) / 1000;
+      const delay = RETRY_DELAYS_S[attempt - 1] as number;
+      expect(wait).toBeGreaterThanOrEqual(delay * 0.9);
+      expect(wait).toBeLessThanOrEqual(delay * 1.1);
+      // Not due yet: nothing is sent.
+      const before = receiver.received.length;
+      await deliver();
+      expect(receiver.received.length).toBe(before);
+      t.clock.advance(Math.ceil(wait));
+    }
+    const log = json(await t.as(m.admin, { method: 'GET', url: `/api/v1/webhooks/${hook.id}/deliveries/?ordering=created_at` })).results;
+    expect(log.map((d: { attempt: number }) => d.attempt)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    expect(log.every((d: { status_code: number }) => d.status_code === 500)).toBe(true);
+    expect(json(await t.as(m.admin, { method: 'GET', url: `/api/v1/webhooks/${hook.id}/` })).failure_count).toBe(8);
+    // /metrics counts them: 7 retried, 1 failed for good.
+    const after = await counted();
+    expect((after.retried ?? 0) - (before.retried ?? 0)).toBe(7);
+    expect((after.failed ?? 0) - (before.failed ?? 0)).toBe(1);
+    await t.as(m.admin, { method: 'DELETE', url: `/api/v1/webhooks/${hook.id}/` });
+  });
+
+  it('disables a webhook at 50 consecutive failures; active again, its count starts over; test pings never count', async () => {
+    const hook = json(await register({ url: `${base}/fifty`, events: ['incident.created'] }));
+    await t.db.updateTable('webhooks').set({ failure_count: 49 }).where('id', '=', hook.id).execute();
+    receiver.answer = () => 503;
+    const ping = json(await t.as(m.admin, { method: 'POST', url: `/api/v1/webhooks/${hook.id}/test/` }));
+    expect(ping).toMatchObject({ delivered: false, status_code: 503 });
+    expect(json(await t.as(m.admin, { method: 'GET', url: `/api/v1/webhooks/${hook.id}/` })).failure_count).toBe(49);
+    await t.as(m.analyst, { method: 'POST', url: '/api/v1/incidents/', payload: { title: 'Fiftieth' } });
+    await deliver();
+    const off = json(await t.as(m.admin, { method: 'GET', url: `/api/v1/webhooks/${hook.id}/` }));
+    expect(off).toMatchObject({ is_active: false, failure_count: 50 });
+    const on = await t.as(m.admin, { method: 'PATCH', url: `/api/v1/webhooks/${hook.id}/`, payload: { is_active: true } });
+    expect(json(on)).toMatchObject({ is_active: true, failure_count: 0 });
+    receiver.answer = () => 204;
+    const ok = json(await t.as(m.admin, { method: 'POST', url: `/api/v1/webhooks/${hook.id}/test/` }));
+    expect(ok).toMatchObject({ delivered: true, status_code: 204, duration_ms: expect.any(Number) });
+    const ping2 = receiver.received.at(-1);
+    expect(JSON.parse(ping2?.body ?? '{}')).toMatchObject({ type: 'ping', data: { webhook: hook.id } });
+    const log = json(await t.as(m.admin, { method: 'GET', url: `/api/v1/webhooks/${hook.id}/deliveries/` })).results;
+    expect(log.filter((d: { event_type: string }) => d.event_type === 'ping')).toHaveLength(2);
+    await t.as(m.admin, { method: 'DELETE', url: `/api/v1/webhooks/${hook.id}/` });
+  });
+
+  it('rotates the secret: for 24 hours both sign (two v1 signatures), then the new one alone', async () => {
+    const hook = json(await register({ url: `${base}/rotated`, events: ['incident.created'] }));
+    const rotated = await t.as(m.admin, { method: 'POST', url: `/api/v1/webhooks/${hook.id}/rotate-secret/` });
+    expect(rotated.statusCode).toBe(200);
+    const { secret } = json(rotated);
+    expect(secret).not.toBe(hook.secret);
+    await t.as(m.analyst, { method: 'POST', url: '/api/v1/incidents/', payload: { title: 'Rotation' } });
+    await deliver();
+    const first = receiver.received.filter((r) => r.path === '/rotated').at(-1) as { body: string; headers: Record<string, unknown> };
+    expect(String(first.headers['webhook-signature']).split(' ')).toHaveLength(2);
+    expect(verify(secret, first).type).toBe('incident.created');
+    expect(verify(hook.secret, first).type).toBe('incident.created');
+    t.clock.advance(24 * 3600 + 1);
+    await t.as(m.analyst, { method: 'POST', url: '/api/v1/incidents/', payload: { title: 'After rotation' } });
+    await deliver();
+    const second = receiver.received.filter((r) => r.path === '/rotated').at(-1) as { body: string; headers: Record<string, unknown> };
+    expect(String(second.headers['webhook-signature']).split(' ')).toHaveLength(1);
+    expect(verify(secret, second).type).toBe('incident.created');
+    expect(() => verify(hook.secret, second)).toThrow();
+    await t.as(m.admin, { method: 'DELETE', url: `/api/v1/webhooks/${hook.id}/` });
+  });
+
+  it('follows no redirect: a 3xx is a failed attempt, and its Location is never asked', async () => {
+    const hook = json(await register({ url: `${base}/moved`, events: ['incident.created'] }));
+    receiver.answer = (r) => (r.path === '/moved' ? 302 : 200);
+    await t.as(m.analyst, { method: 'POST', url: '/api/v1/incidents/', payload: { title: 'Redirected' } });
+    await deliver();
+    expect(receiver.received.filter((r) => r.path === '/elsewhere')).toEqual([]);
+    expect(json(await t.as(m.admin, { method: 'GET', url: `/api/v1/webhooks/${hook.id}/deliveries/` })).results[0]).toMatchObject({ status_code: 302 });
+    await t.as(m.admin, { method: 'DELETE', url: `/api/v1/webhooks/${hook.id}/` });
+  });
+
+  it('delivers to others while one receiver hangs', async () => {
+    const slow = json(await register({ url: `${base}/hang`, events: ['incident.created'] }));
+    const fast = json(await register({ url: `${base}/fast`, events: ['incident.created'] }));
+    receiver.answer = (r) => (r.path === '/hang' ? 'hang' : 200);
+    await t.as(m.analyst, { method: 'POST', url: '/api/v1/incidents/', payload: { title: 'One hangs' } });
+    const fastCount = () => receiver.received.filter((r) => r.path === '/fast').length;
+    const before = fastCount();
+    const running = deliver();
+    // The fast receiver is answered while the hanging one still holds its request.
+    while (fastCount() === before) await receiver.next(receiver.received.length + 1);
+    const slowMsg = await t.db.selectFrom('webhook_messages').select('status').where('webhook_id', '=', slow.id).executeTakeFirstOrThrow();
+    expect(slowMsg.status).toBe('pending');
+    receiver.release();
+    await running;
+    expect((await t.db.selectFrom('webhook_messages').select('status').where('webhook_id', '=', fast.id).executeTakeFirstOrThrow()).status).toBe('delivered');
+    for (const id of [slow.id, fast.id]) await t.as(m.admin, { method: 'DELETE', url: `/api/v1/webhooks/${id}/` });
+  });
+});
+
+describe('webhook destinations (SSRF)', () => {
+  let t: TestApp;
+  let org: TestOrg;
+  let receiver: Receiver;
+  beforeAll(async () => {
+    t = await buildTestApp();
+    org = await t.createOrg('enterprise', 'ssrf');
+    receiver = new Receiver();
+  });
+  afterAll(async () => {
+    await t.close();
+    await receiver.close();
+  });
+
+  it('refuses loopback, private, link-local, CGNAT, unique-local, multicast, unspecified and IPv4-mapped forms, and a name resolving to loopback', async () => {
+    const urls = [
+      'http://127.0.0.1/',
+      'http://10.1.2.3/',
+      'http://172.16.5.4/',
+      'http://192.168.0.1/',
+      'http://169.254.169.254/latest/meta-data/',
+      'http://100.64.0.1/',
+      'http://[::1]/',
+      'http://[fc00::1]/',
+      'http://[fe80::1]/',
+      'http://224.0.0.1/',
+      'http://0.0.0.0/',
+      'http://[::]/',
+      'http://[::ffff:127.0.0.1]/',
+      'http://[::ffff:10.0.0.1]/',
+      'https://localhost/hook',
+    ];
+    for (const url of urls) {
+      const res = await t.as(org.owner, { method: 'POST', url: '/api/v1/webhooks/', payload: { url, events: ['incident.created'] } });
+      expect(res.statusCode, url).toBe(400);
+      expect(json(res).errors[0].field).toBe('url');
+    }
+    expect(json(await t.as(org.owner, { method: 'GET', url: '/api/v1/webhooks/' })).count).toBe(0);
+    // A public address is accepted (nothing is sent until an event comes).
+    expect((await t.as(org.owner, { method: 'POST', url: '/api/v1/webhooks/', payload: { url: 'https://203.0.114.7/hook', events: ['incident.created'] } })).statusCode).toBe(201);
+  });
+
+  it('checks again at delivery, on the address it connects to: a name resolving to loopback reaches nothing', async () => {
+    const base = await receiver.start();
+    const port = new URL(base).port;
+    for (const url of [`http://127.0.0.1:${port}/direct`, `http://localhost:${port}/by-name`, `http://[::ffff:127.0.0.1]:${port}/mapped`]) {
+      const r = await send(url, {}, '{}', false);
+      expect(r, url).toMatchObject({ ok: false, status_code: null, error: expect.stringContaining('refused') });
+    }
+    expect(receiver.received).toEqual([]);
+    expect(await send(`http://localhost:${port}/allowed`, {}, '{}', true)).toMatchObject({ ok: true, status_code: 200 });
+  });
+});
