@@ -499,9 +499,9 @@ const scenarios: Record<string, () => Promise<Result[]>> = {
     try {
       const headers = { authorization: `Bearer ${s.token}`, 'content-type': 'application/json' };
       const api = async (method: string, p: string, body?: unknown) => {
-        const res = await fetch(`${s.url}/api/v1${p}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+        const res = await fetch(`${s.url}/api/v1${p}`, { method, headers: body === undefined ? { authorization: headers.authorization } : headers, body: body === undefined ? undefined : JSON.stringify(body) });
         if (res.status >= 300) throw new Error(`${method} ${p}: ${res.status} ${await res.text()}`);
-        return res.json() as Promise<any>;
+        return res.status === 204 ? null : (res.json() as Promise<any>);
       };
       const post = { url: `${s.url}/api/v1/incidents/`, method: 'POST' as const, headers, body: JSON.stringify({ title: 'Bench webhook incident', severity: 'high' }) };
       const without = await load('POST /incidents/ without webhooks', post);

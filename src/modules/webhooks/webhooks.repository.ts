@@ -21,8 +21,8 @@ export class WebhooksRepository {
     return this.selectWebhooks(db, orgId).where('id', '=', id).executeTakeFirst();
   }
 
-  byId(db: Kysely<DB>, id: string): Promise<WebhookRow | undefined> {
-    return db.selectFrom('webhooks').selectAll().where('id', '=', id).executeTakeFirst();
+  byIds(db: Kysely<DB>, ids: string[]): Promise<WebhookRow[]> {
+    return db.selectFrom('webhooks').selectAll().where('id', 'in', ids).execute();
   }
 
   async insert(db: Kysely<DB>, row: Insertable<WebhooksTable>): Promise<void> {

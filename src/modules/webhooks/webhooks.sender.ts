@@ -16,6 +16,23 @@ export interface SendResult {
   error: string | null;
 }
 
+/**
+ * Keep-alive agents, one per protocol and guard: a receiver's connection is reused across
+ * deliveries. A new connection resolves through the guard; one reused was made to an address it
+ * checked.
+ */
+const agents = new Map<string, http.Agent>();
+function agentFor(protocol: string, allowPrivate: boolean): http.Agent {
+  const key = `${protocol}${allowPrivate}`;
+  let agent = agents.get(key);
+  if (!agent) {
+    const options = { keepAlive: true, maxSockets: 16, lookup: guardedLookup(allowPrivate) };
+    agent = protocol === 'https:' ? new https.Agent(options) : new http.Agent(options);
+    agents.set(key, agent);
+  }
+  return agent;
+}
+
 /** Standard Webhooks signatures of `body`: one per secret, space-separated (both during a rotation). */
 export function sign(secrets: readonly string[], id: string, at: Date, body: string): string {
   return secrets.map((s) => new Webhook(s).sign(id, at, body)).join(' ');
@@ -57,8 +74,7 @@ export async function send(url: string, headers: Record<string, string>, body: s
       {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'user-agent': 'threatmon-webhooks/1', ...headers, 'content-length': String(Buffer.byteLength(body)) },
-        lookup: guardedLookup(allowPrivate),
-        agent: false,
+        agent: agentFor(target.protocol, allowPrivate),
       },
       (res) => {
         let read = 0;
@@ -78,6 +94,8 @@ export async function send(url: string, headers: Record<string, string>, body: s
       finish(done(null, `timed out after ${TOTAL_TIMEOUT_MS / 1000} s`));
     }, TOTAL_TIMEOUT_MS);
     req.on('socket', (socket) => {
+      // A kept-alive socket is connected already.
+      if (!socket.connecting) return;
       const connectTimer = setTimeout(() => {
         if (socket.connecting) {
           req.destroy();

@@ -25,6 +25,9 @@ const PER_WEBHOOK_CONCURRENCY = 4;
 /** Longer than a delivery can take (10 s): a claimed message whose worker died is taken again after it. */
 const LEASE_MS = 60_000;
 const ROTATION_OVERLAP_MS = 24 * 3600 * 1000;
+const CLAIM_GAP_MS = 25;
+/** Outcomes are written together, at most this long after the first of them. */
+const FLUSH_DELAY_MS = 10;
 
 export const deliveryListing = new Listing({
   filters: {},
@@ -77,6 +80,9 @@ export class WebhooksService {
   private readonly inflight = new Map<string, number>();
   private active = 0;
   private slotFreed?: () => void;
+  /** Finished deliveries whose outcome is not written yet (see flushResults). */
+  private readonly results: Array<{ m: MessageRow; r: SendResult; at: string }> = [];
+  private flushing?: Promise<void>;
 
   constructor(
     private readonly deps: Pick<AppDeps, 'database' | 'clock' | 'newId' | 'config' | 'metrics'>,
@@ -256,7 +262,10 @@ export class WebhooksService {
       const room = GLOBAL_CONCURRENCY - this.active;
       const busy = [...this.inflight].filter(([, n]) => n >= PER_WEBHOOK_CONCURRENCY).map(([id]) => id);
       const claimed = room > 0 ? await this.repo.claim(this.db, this.now(), new Date(this.deps.clock().getTime() + LEASE_MS).toISOString(), room, busy) : [];
+      const hooks = new Map((claimed.length ? await this.repo.byIds(this.db, [...new Set(claimed.map((m) => m.webhook_id))]) : []).map((w) => [w.id, w]));
       for (const m of claimed) {
+        const w = hooks.get(m.webhook_id);
+        if (!w) continue;
         const n = this.inflight.get(m.webhook_id) ?? 0;
         if (n >= PER_WEBHOOK_CONCURRENCY) {
           // More of one webhook than its bound in this claim: back to the queue for the next turn.
@@ -265,7 +274,7 @@ export class WebhooksService {
         }
         this.inflight.set(m.webhook_id, n + 1);
         this.active++;
-        const job = this.deliver(m)
+        const job = this.deliver(m, w)
           .catch((err) => this.log?.error({ err }, 'webhook delivery failed unexpectedly; it will be retried'))
           .finally(() => {
             this.active--;
@@ -278,36 +287,63 @@ export class WebhooksService {
         running.add(job);
       }
       if (running.size === 0) break;
-      if (claimed.length === 0 || this.active >= GLOBAL_CONCURRENCY) {
-        // Nothing more to take now: wait for a delivery to end (its webhook may have more).
-        await new Promise<void>((resolve) => {
-          this.slotFreed = resolve;
-        });
-      }
+      // Claims are writes: at most one per CLAIM_GAP_MS, and only once a slot is free, so that the
+      // worker never crowds the API's own writes (under load, deliveries queue instead).
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(() => {
+          if (this.active < GLOBAL_CONCURRENCY) resolve();
+          else this.slotFreed = resolve;
+        }, CLAIM_GAP_MS);
+        this.slotFreed = () => {
+          if (this.stopping) {
+            clearTimeout(timer);
+            resolve();
+          }
+        };
+      });
     }
     await Promise.all(running);
   }
 
-  private async deliver(m: MessageRow): Promise<void> {
-    const w = await this.repo.byId(this.db, m.webhook_id);
-    if (!w) return;
+  private async deliver(m: MessageRow, w: WebhookRow): Promise<void> {
     const r = await this.post(w, m.event_id, m.body);
-    const attempt = m.attempts + 1;
-    const at = this.now();
-    await this.db.transaction().execute(async (trx) => {
-      await this.repo.logAttempt(trx, { id: this.deps.newId(), webhook_id: w.id, event_id: m.event_id, event_type: m.event_type, attempt, status_code: r.status_code, duration_ms: r.duration_ms, error: r.error, created_at: at });
-      if (r.ok) {
-        await this.repo.delivered(trx, m, at);
-      } else {
-        const retryAt = attempt < MAX_ATTEMPTS ? new Date(this.deps.clock().getTime() + retryDelayMs(attempt)).toISOString() : null;
-        await this.repo.failed(trx, m, at, retryAt, DISABLE_AFTER);
+    this.results.push({ m, r, at: this.now() });
+    this.flushing ??= new Promise((resolve) => setTimeout(resolve, FLUSH_DELAY_MS))
+      .then(() => this.flushResults())
+      .finally(() => {
+        this.flushing = undefined;
+      });
+    await this.flushing;
+  }
+
+  /**
+   * Writes the outcomes of finished deliveries, all those waiting in one transaction: under load,
+   * one commit stands for many deliveries instead of one each (SQLite has one writer for the API
+   * and this worker alike).
+   */
+  private async flushResults(): Promise<void> {
+    while (this.results.length) {
+      const batch = this.results.splice(0);
+      await this.db.transaction().execute(async (trx) => {
+        for (const { m, r, at } of batch) {
+          const attempt = m.attempts + 1;
+          await this.repo.logAttempt(trx, { id: this.deps.newId(), webhook_id: m.webhook_id, event_id: m.event_id, event_type: m.event_type, attempt, status_code: r.status_code, duration_ms: r.duration_ms, error: r.error, created_at: at });
+          if (r.ok) {
+            await this.repo.delivered(trx, m, at);
+          } else {
+            const retryAt = attempt < MAX_ATTEMPTS ? new Date(this.deps.clock().getTime() + retryDelayMs(attempt)).toISOString() : null;
+            await this.repo.failed(trx, m, at, retryAt, DISABLE_AFTER);
+          }
+        }
+      });
+      for (const { m, r, at } of batch) {
+        if (r.ok) {
+          this.deps.metrics.webhookDeliveries.inc({ outcome: 'sent' });
+          this.deps.metrics.webhookLatency.observe(Math.max(0, (Date.parse(at) - Date.parse(m.created_at)) / 1000));
+        } else {
+          this.deps.metrics.webhookDeliveries.inc({ outcome: m.attempts + 1 < MAX_ATTEMPTS ? 'retried' : 'failed' });
+        }
       }
-    });
-    if (r.ok) {
-      this.deps.metrics.webhookDeliveries.inc({ outcome: 'sent' });
-      this.deps.metrics.webhookLatency.observe(Math.max(0, (Date.parse(at) - Date.parse(m.created_at)) / 1000));
-    } else {
-      this.deps.metrics.webhookDeliveries.inc({ outcome: attempt < MAX_ATTEMPTS ? 'retried' : 'failed' });
     }
   }
 
