@@ -93,9 +93,28 @@ export class WebhooksRepository {
     await db.insertInto('webhook_attempts').values(row).execute();
   }
 
-  async delivered(db: Kysely<DB>, message: MessageRow, at: string): Promise<void> {
-    await db.updateTable('webhook_messages').set({ status: 'delivered', attempts: message.attempts + 1, lease_until: null, finished_at: at }).where('id', '=', message.id).execute();
-    await db.updateTable('webhooks').set({ failure_count: 0, last_delivery_at: at }).where('id', '=', message.webhook_id).execute();
+  async logAttempts(db: Kysely<DB>, rows: Array<Insertable<WebhookAttemptsTable>>): Promise<void> {
+    for (let i = 0; i < rows.length; i += 500) await db.insertInto('webhook_attempts').values(rows.slice(i, i + 500)).execute();
+  }
+
+  /** Messages delivered: done, and each of their webhooks' consecutive failures back to 0. */
+  async delivered(db: Kysely<DB>, messages: MessageRow[], at: string): Promise<void> {
+    for (let i = 0; i < messages.length; i += 500) {
+      await db
+        .updateTable('webhook_messages')
+        .set((eb) => ({ status: 'delivered', attempts: eb('attempts', '+', 1), lease_until: null, finished_at: at }))
+        .where(
+          'id',
+          'in',
+          messages.slice(i, i + 500).map((m) => m.id),
+        )
+        .execute();
+    }
+    await db
+      .updateTable('webhooks')
+      .set({ failure_count: 0, last_delivery_at: at })
+      .where('id', 'in', [...new Set(messages.map((m) => m.webhook_id))])
+      .execute();
   }
 
   /** A failed attempt: retried at `retryAt`, or given up (null). The webhook's consecutive failures go up; at `disableAt` it is disabled. */

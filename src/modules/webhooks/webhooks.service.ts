@@ -20,8 +20,8 @@ export const RETRY_DELAYS_S = [5, 300, 1800, 7200, 18_000, 36_000, 36_000] as co
 export const MAX_ATTEMPTS = RETRY_DELAYS_S.length + 1;
 /** Consecutive failures after which a webhook is disabled. */
 export const DISABLE_AFTER = 50;
-const GLOBAL_CONCURRENCY = 64;
-const PER_WEBHOOK_CONCURRENCY = 4;
+const GLOBAL_CONCURRENCY = 128;
+const PER_WEBHOOK_CONCURRENCY = 16;
 /** Longer than a delivery can take (10 s): a claimed message whose worker died is taken again after it. */
 const LEASE_MS = 60_000;
 const ROTATION_OVERLAP_MS = 24 * 3600 * 1000;
@@ -325,15 +325,16 @@ export class WebhooksService {
     while (this.results.length) {
       const batch = this.results.splice(0);
       await this.db.transaction().execute(async (trx) => {
-        for (const { m, r, at } of batch) {
+        await this.repo.logAttempts(
+          trx,
+          batch.map(({ m, r, at }) => ({ id: this.deps.newId(), webhook_id: m.webhook_id, event_id: m.event_id, event_type: m.event_type, attempt: m.attempts + 1, status_code: r.status_code, duration_ms: r.duration_ms, error: r.error, created_at: at })),
+        );
+        const ok = batch.filter((b) => b.r.ok);
+        if (ok.length) await this.repo.delivered(trx, ok.map((b) => b.m), this.now());
+        for (const { m, at } of batch.filter((b) => !b.r.ok)) {
           const attempt = m.attempts + 1;
-          await this.repo.logAttempt(trx, { id: this.deps.newId(), webhook_id: m.webhook_id, event_id: m.event_id, event_type: m.event_type, attempt, status_code: r.status_code, duration_ms: r.duration_ms, error: r.error, created_at: at });
-          if (r.ok) {
-            await this.repo.delivered(trx, m, at);
-          } else {
-            const retryAt = attempt < MAX_ATTEMPTS ? new Date(this.deps.clock().getTime() + retryDelayMs(attempt)).toISOString() : null;
-            await this.repo.failed(trx, m, at, retryAt, DISABLE_AFTER);
-          }
+          const retryAt = attempt < MAX_ATTEMPTS ? new Date(this.deps.clock().getTime() + retryDelayMs(attempt)).toISOString() : null;
+          await this.repo.failed(trx, m, at, retryAt, DISABLE_AFTER);
         }
       });
       for (const { m, r, at } of batch) {
