@@ -171,6 +171,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     bodyLimit: BODY_LIMIT,
     trustProxy: config.trustProxy,
     return503OnClosing: true,
+    // One access line per request (below) instead of Fastify's two.
+    disableRequestLogging: true,
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 500 },
     frameworkErrors,
     ajv: {
@@ -197,6 +199,14 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   app.decorate('deps', deps);
   app.decorate('services', services);
   app.decorateRequest('principal', null);
+  // The access log: one line per request, with its id (reqId), the time taken and the organization.
+  app.addHook('onResponse', (request, reply, done) => {
+    request.log.info(
+      { method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10, org: (request.principal as { organization?: { id: string } } | null)?.organization?.id },
+      'request',
+    );
+    done();
+  });
 
   app.addHook('onClose', async () => {
     // Requests have all been answered: what they handed to modules (exposures to record) is finished first.

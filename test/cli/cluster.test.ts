@@ -229,7 +229,10 @@ describe('threatmon serve --workers 2', () => {
       // New connections are dealt to the workers in turn: both remember the viewer.
       const before = await Promise.all(Array.from({ length: 4 }, () => fetch(`${url}/api/v1/organization/`, { headers: viewer })));
       expect(before.map((r) => r.status)).toEqual([200, 200, 200, 200]);
-      const pids = new Set([...server.output().matchAll(/"pid":(\d+),[^\n]*"url":"\/api\/v1\/organization\/"/g)].map((m) => m[1]));
+      // The access line is written as each answer goes out: wait for the four to be read.
+      const lines = () => [...server.output().matchAll(/"pid":(\d+),[^\n]*"url":"\/api\/v1\/organization\/"/g)];
+      for (let i = 0; i < 100_000 && lines().length < 4; i++) await new Promise((resolve) => setImmediate(resolve));
+      const pids = new Set(lines().map((m) => m[1]));
       expect(pids.size).toBe(2);
       const patched = await fetch(`${url}/api/v1/users/${id}/`, { method: 'PATCH', headers: admin, body: JSON.stringify({ is_active: false }) });
       expect(patched.status).toBe(200);

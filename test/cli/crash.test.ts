@@ -8,6 +8,7 @@ import { loadConfig } from '../../src/config.js';
 import { createDeps } from '../../src/deps.js';
 import { JWT_SECRET, TEST_PG_URL, testDatabaseUrl } from '../helpers/build-app.js';
 import { countersAndRecounts } from '../helpers/recount.js';
+import { startServer as startServe } from '../helpers/serve.js';
 
 /**
  * Nothing acknowledged is lost when a process is killed outright (SIGKILL: no handler runs): a
@@ -31,20 +32,7 @@ function envFor(url: string) {
 }
 
 /** `threatmon serve` on `url`, resolved with its address once it listens. */
-async function startServer(url: string): Promise<{ base: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve'], { cwd: ROOT, env: { ...envFor(url), THREATMON_LOG_LEVEL: 'info' } });
-  let out = '';
-  const base = await new Promise<string>((resolve, reject) => {
-    child.stdout?.on('data', (d) => {
-      out += d;
-      const m = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
-      if (m?.[1]) resolve(m[1]);
-    });
-    child.stderr?.on('data', (d) => (out += d));
-    child.on('close', () => reject(new Error(`the server ended before listening:\n${out}`)));
-  });
-  return { base, child };
-}
+const startServer = (url: string) => startServe(envFor(url));
 
 async function killHard(child: ChildProcess) {
   const closed = new Promise((resolve) => child.on('close', resolve));

@@ -1,9 +1,9 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import path from 'node:path';
+import type { ChildProcess } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { createDeps } from '../../src/deps.js';
 import { JWT_SECRET, TEST_PG_URL, testDatabaseUrl } from '../helpers/build-app.js';
+import { startServer as startServe } from '../helpers/serve.js';
 
 /**
  * Two `threatmon serve` processes on one PostgreSQL database, each with its own matcher and scan
@@ -11,7 +11,6 @@ import { JWT_SECRET, TEST_PG_URL, testDatabaseUrl } from '../helpers/build-app.j
  * a re-scan run, raise each (monitor, record, term) alert exactly once, with one alert.created
  * event each, and the figures every answer reported add up to it.
  */
-const ROOT = path.resolve(import.meta.dirname, '../..');
 const PASSWORD = 'a concurrency test admin passphrase';
 const children: ChildProcess[] = [];
 afterAll(async () => {
@@ -25,19 +24,9 @@ afterAll(async () => {
 });
 
 async function startServer(url: string): Promise<string> {
-  const env = { ...process.env, THREATMON_DATABASE_URL: url, THREATMON_JWT_SECRET: JWT_SECRET, THREATMON_ADMIN_PASSWORD: PASSWORD, THREATMON_PORT: '0', THREATMON_LOG_LEVEL: 'info', THREATMON_RATE_LIMIT_ENABLED: 'false' };
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve'], { cwd: ROOT, env });
+  const { base, child } = await startServe({ THREATMON_DATABASE_URL: url, THREATMON_JWT_SECRET: JWT_SECRET, THREATMON_ADMIN_PASSWORD: PASSWORD });
   children.push(child);
-  let out = '';
-  return new Promise<string>((resolve, reject) => {
-    child.stdout?.on('data', (d) => {
-      out += d;
-      const m = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
-      if (m?.[1]) resolve(m[1]);
-    });
-    child.stderr?.on('data', (d) => (out += d));
-    child.on('close', () => reject(new Error(`the server ended before listening:\n${out}`)));
-  });
+  return base;
 }
 
 describe.skipIf(!TEST_PG_URL)('monitoring across two API processes (PostgreSQL)', () => {

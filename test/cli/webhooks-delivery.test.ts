@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -7,9 +7,9 @@ import { loadConfig } from '../../src/config.js';
 import { createDeps } from '../../src/deps.js';
 import { JWT_SECRET, TEST_PG_URL, testDatabaseUrl } from '../helpers/build-app.js';
 import { Receiver } from '../helpers/receiver.js';
+import { startServer as startServe } from '../helpers/serve.js';
 
 /** Webhook delivery by real `threatmon serve` processes: after a SIGKILL, and from two processes on one PostgreSQL. */
-const ROOT = path.resolve(import.meta.dirname, '../..');
 const PASSWORD = 'a webhook test admin passphrase';
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'threatmon-hooks-'));
 const children = new Set<ChildProcess>();
@@ -19,21 +19,10 @@ afterAll(async () => {
 });
 
 async function startServer(url: string): Promise<{ base: string; child: ChildProcess }> {
-  const env = { ...process.env, THREATMON_DATABASE_URL: url, THREATMON_JWT_SECRET: JWT_SECRET, THREATMON_ADMIN_PASSWORD: PASSWORD, THREATMON_PORT: '0', THREATMON_LOG_LEVEL: 'info', THREATMON_WEBHOOK_ALLOW_PRIVATE: 'true', THREATMON_DATA_DIR: dir };
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve'], { cwd: ROOT, env });
-  children.add(child);
-  child.on('close', () => children.delete(child));
-  let out = '';
-  const base = await new Promise<string>((resolve, reject) => {
-    child.stdout?.on('data', (d) => {
-      out += d;
-      const m = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
-      if (m?.[1]) resolve(m[1]);
-    });
-    child.stderr?.on('data', (d) => (out += d));
-    child.on('close', () => reject(new Error(`the server ended before listening:\n${out}`)));
-  });
-  return { base, child };
+  const server = await startServe({ THREATMON_DATABASE_URL: url, THREATMON_JWT_SECRET: JWT_SECRET, THREATMON_ADMIN_PASSWORD: PASSWORD, THREATMON_WEBHOOK_ALLOW_PRIVATE: 'true', THREATMON_DATA_DIR: dir });
+  children.add(server.child);
+  server.child.on('close', () => children.delete(server.child));
+  return server;
 }
 
 async function call(base: string, method: string, route: string, token: string | null, body?: unknown) {

@@ -26,7 +26,9 @@ function agentFor(protocol: string, allowPrivate: boolean): http.Agent {
   const key = `${protocol}${allowPrivate}`;
   let agent = agents.get(key);
   if (!agent) {
-    const options = { keepAlive: true, maxSockets: 16, lookup: guardedLookup(allowPrivate) };
+    // No socket limit here: the worker bounds its deliveries itself, per webhook, and a pool shared by
+    // webhooks on one host would let a hanging one hold up the others.
+    const options = { keepAlive: true, maxFreeSockets: 64, lookup: guardedLookup(allowPrivate) };
     agent = protocol === 'https:' ? new https.Agent(options) : new http.Agent(options);
     agents.set(key, agent);
   }
