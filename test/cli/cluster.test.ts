@@ -183,9 +183,10 @@ describe('threatmon serve --workers 2', () => {
         ),
       );
       expect(posts.map((r) => r.status)).toEqual(Array(8).fill(201));
-      const pids = new Set(
-        [...server.output().matchAll(/"pid":(\d+),[^\n]*"url":"\/api\/v1\/incidents\/"/g)].map((m) => m[1]),
-      );
+      // The access line is written as each answer goes out: wait for the eight to be read.
+      const posted = () => [...server.output().matchAll(/"pid":(\d+),[^\n]*"method":"POST","url":"\/api\/v1\/incidents\/"/g)];
+      for (let i = 0; i < 100_000 && posted().length < 8; i++) await new Promise((resolve) => setImmediate(resolve));
+      const pids = new Set(posted().map((m) => m[1]));
       expect(pids.size).toBe(2);
 
       // 12 per minute for the organization, counted once across both workers: 8 used, 4 left.
