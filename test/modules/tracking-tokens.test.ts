@@ -73,7 +73,7 @@ describe('tracking tokens (API.md section 6)', () => {
     const gone = json(await create({ name: 'Gone bug', kind: 'web_bug' }));
     expect((await t.as(m.admin, { method: 'DELETE', url: `/api/v1/tracking-tokens/${gone.id}/` })).statusCode).toBe(204);
     const answers = [];
-    for (const path of [pathOf(live.trigger_url), pathOf(off.trigger_url), pathOf(gone.trigger_url), '/t/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA/', '/t/x/']) {
+    for (const path of [pathOf(live.trigger_url), pathOf(off.trigger_url), pathOf(gone.trigger_url), '/t/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA/', '/t/x/', '/t/%00/']) {
       const res = await hit(path);
       const { 'x-request-id': _id, date: _date, ...headers } = res.headers;
       answers.push({ status: res.statusCode, headers, body: res.rawPayload.toString('base64') });

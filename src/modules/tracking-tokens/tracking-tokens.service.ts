@@ -25,6 +25,9 @@ const CAP_WINDOW_MS = 60_000;
 /** Hits waiting to be recorded; past this (a flood), more are dropped before any work. */
 const MAX_QUEUED = 10_000;
 const HEADER_MAX = 1024;
+/** Every trigger key: 24 random bytes in base64url. */
+const KEY_SHAPE = /^[A-Za-z0-9_-]{32}$/;
+const NO_KEY = '-'.repeat(32);
 
 export const tokenListing = new Listing({
   filters: {
@@ -279,13 +282,15 @@ export class TrackingTokensService {
    * where a redirect token sends its visitor (disabled or not), else null (the GIF).
    */
   async trigger(key: string, client: ClientRequest): Promise<string | null> {
-    const token = await this.repo.byTriggerKey(this.db, key);
+    // A key no token can have (a NUL, which PostgreSQL refuses in text) is looked up as one that does not exist.
+    const token = await this.repo.byTriggerKey(this.db, KEY_SHAPE.test(key) ? key : NO_KEY);
     this.offer({ token, channel: 'http', client, at: this.deps.clock() });
     return token?.kind === 'redirect' ? token.redirect_url : null;
   }
 
   /** The auth.loginAttempt hook: a login with a credential token's username. */
   async onLogin(username: string, client: ClientRequest): Promise<void> {
+    if (username.includes('\u0000')) return;
     const token = await this.repo.byUsername(this.db, username.toLowerCase());
     if (token) this.offer({ token, channel: 'login', client, at: this.deps.clock() });
   }
