@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { assertIfMatch, etagOf, notModified } from '../../http/etag.js';
-import { envelope, PageSchema } from '../../http/listing.js';
+import { envelope, PageSchema, sendJsonPage } from '../../http/listing.js';
 import { errorResponses, IdParams } from '../../http/schemas.js';
 import { actorOf, principalOf } from '../auth/principal.js';
 import { IncidentSchema, presentIncident } from '../incidents/index.js';
@@ -120,7 +120,7 @@ export const monitoringRoutes: FastifyPluginAsyncTypebox<{ monitoring: Monitorin
         response: { 200: PageSchema(AlertSchema), ...errorResponses(400, 401, 404) },
       },
     },
-    async (request) => envelope(request, await monitoring.listAlerts(principalOf(request), request.query)),
+    async (request, reply) => sendJsonPage(reply, envelope(request, await monitoring.listAlerts(principalOf(request), request.query))),
   );
 
   app.get(
@@ -128,7 +128,7 @@ export const monitoringRoutes: FastifyPluginAsyncTypebox<{ monitoring: Monitorin
     {
       schema: { tags, summary: "One monitor's alerts", params: IdParams, querystring: alertListing.querystring, response: { 200: PageSchema(AlertSchema), ...errorResponses(400, 401, 404) } },
     },
-    async (request) => envelope(request, await monitoring.listAlerts(principalOf(request), request.query, request.params.id)),
+    async (request, reply) => sendJsonPage(reply, envelope(request, await monitoring.listAlerts(principalOf(request), request.query, request.params.id))),
   );
 
   app.post(
