@@ -4,11 +4,9 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Kysely } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
-import { createDeps } from '../../src/deps.js';
 import { JWT_SECRET, TEST_PG_URL, testDatabaseUrl } from '../helpers/build-app.js';
 import { countersAndRecounts } from '../helpers/recount.js';
-import { startServer as startServe } from '../helpers/serve.js';
+import { startServer as startServe, until, withDb } from '../helpers/serve.js';
 
 /**
  * Nothing acknowledged is lost when a process is killed outright (SIGKILL: no handler runs): a
@@ -40,26 +38,10 @@ async function killHard(child: ChildProcess) {
   await closed;
 }
 
-async function withDb<T>(url: string, fn: (db: ReturnType<typeof createDeps>['database']['db']) => Promise<T>): Promise<T> {
-  const deps = createDeps(loadConfig({ THREATMON_DATABASE_URL: url, THREATMON_JWT_SECRET: JWT_SECRET }));
-  try {
-    return await fn(deps.database.db);
-  } finally {
-    await deps.database.close();
-  }
-}
 
 const countRecords = (url: string, domain: string) =>
   withDb(url, async (db) => Number((await db.selectFrom('leak_records').select((eb) => eb.fn.countAll().as('n')).where('domain', '=', domain).executeTakeFirstOrThrow()).n));
 
-/** Waits for `check` to hold, asking again as the event loop turns (a bound on the number of tries, not on time). */
-async function until(what: string, check: () => Promise<boolean>, tries = 10_000) {
-  for (let i = 0; i < tries; i++) {
-    if (await check()) return;
-    await new Promise((resolve) => setImmediate(resolve));
-  }
-  throw new Error(`never: ${what}`);
-}
 
 async function expectSound(url: string) {
   const { kept, recounted } = await withDb(url, countersAndRecounts);

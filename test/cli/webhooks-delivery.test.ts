@@ -3,11 +3,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
-import { createDeps } from '../../src/deps.js';
 import { JWT_SECRET, TEST_PG_URL, testDatabaseUrl } from '../helpers/build-app.js';
 import { Receiver } from '../helpers/receiver.js';
-import { startServer as startServe } from '../helpers/serve.js';
+import { startServer as startServe, until, withDb } from '../helpers/serve.js';
 
 /** Webhook delivery by real `threatmon serve` processes: after a SIGKILL, and from two processes on one PostgreSQL. */
 const PASSWORD = 'a webhook test admin passphrase';
@@ -36,23 +34,7 @@ async function call(base: string, method: string, route: string, token: string |
   return JSON.parse(text);
 }
 
-async function withDb<T>(url: string, fn: (db: ReturnType<typeof createDeps>['database']['db']) => Promise<T>): Promise<T> {
-  const deps = createDeps(loadConfig({ THREATMON_DATABASE_URL: url, THREATMON_JWT_SECRET: JWT_SECRET }));
-  try {
-    return await fn(deps.database.db);
-  } finally {
-    await deps.database.close();
-  }
-}
 
-/** Waits for `check`, asking again as the event loop turns (a bound on tries, not on time). */
-async function until(what: string, check: () => Promise<boolean>, tries = 20_000) {
-  for (let i = 0; i < tries; i++) {
-    if (await check()) return;
-    await new Promise((resolve) => setImmediate(resolve));
-  }
-  throw new Error(`never: ${what}`);
-}
 
 describe('webhook delivery by serve', () => {
   it('delivers an event left undelivered by a server killed outright, once restarted, with the same webhook-id', async () => {

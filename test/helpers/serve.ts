@@ -1,5 +1,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
+import type { Kysely } from 'kysely';
+import { loadConfig } from '../../src/config.js';
+import type { DB } from '../../src/db/schema.js';
+import { createDeps } from '../../src/deps.js';
+import { JWT_SECRET } from './build-app.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -17,4 +22,23 @@ export async function startServer(env: NodeJS.ProcessEnv): Promise<{ base: strin
     child.on('close', () => reject(new Error(`the server ended before listening:\n${out}`)));
   });
   return { base, child };
+}
+
+/** `fn` on a connection of its own to the database at `url`, closed after. */
+export async function withDb<T>(url: string, fn: (db: Kysely<DB>) => Promise<T>): Promise<T> {
+  const deps = createDeps(loadConfig({ THREATMON_DATABASE_URL: url, THREATMON_JWT_SECRET: JWT_SECRET }));
+  try {
+    return await fn(deps.database.db);
+  } finally {
+    await deps.database.close();
+  }
+}
+
+/** Waits for `check` to hold, asking again as the event loop turns (a bound on the number of tries, not on time). */
+export async function until(what: string, check: () => Promise<boolean>, tries = 10_000) {
+  for (let i = 0; i < tries; i++) {
+    if (await check()) return;
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  throw new Error(`never: ${what}`);
 }

@@ -3,7 +3,7 @@ import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import type { AppDeps } from '../../deps.js';
-import type { JobLog } from '../../runtime/jobs.js';
+import { type JobLog, JobLoop } from '../../runtime/jobs.js';
 import { ipKeyRange, reverseDomain } from '../../domain/leak-record.js';
 import { notFound } from '../../http/errors.js';
 import { type ListQuery, type ListResult, Listing } from '../../http/listing.js';
@@ -88,11 +88,8 @@ export class MonitorScans {
   private readonly owner = randomUUID();
   private readonly chunk: number;
   private readonly leaseMs: number;
-  private timer?: NodeJS.Timeout;
-  private running?: Promise<void>;
-  private again = false;
-  private stopping = false;
-  private log?: JobLog;
+  // The scan keeps its cursor when a turn fails: its lease runs out and a later turn goes on with it.
+  private readonly loop = new JobLoop(() => this.runPending(), 'monitor scan failed; it will be resumed', { pollMs: 1000 });
 
   constructor(
     private readonly deps: Pick<AppDeps, 'database' | 'clock' | 'newId'>,
@@ -165,8 +162,8 @@ export class MonitorScans {
     let cursor: Cursor = scan.cursor ? (JSON.parse(scan.cursor) as Cursor) : { term: 0, after: null };
     try {
       for (let chunks = 0; ; chunks++) {
-        if (this.stopping || (options.maxChunks !== undefined && chunks >= options.maxChunks)) {
-          if (this.stopping) await this.repo.release(this.db, scan.id, this.owner, this.deps.clock().toISOString());
+        if (this.loop.stopping || (options.maxChunks !== undefined && chunks >= options.maxChunks)) {
+          if (this.loop.stopping) await this.repo.release(this.db, scan.id, this.owner, this.deps.clock().toISOString());
           return true;
         }
         const { rows, next, done } = ranges ? await this.readRanges(ranges, cursor) : await this.readAll(cursor);
@@ -219,41 +216,17 @@ export class MonitorScans {
     return { rows, next: { term: 0, after: last ? [last.id] : from.after }, done: rows.length < this.chunk };
   }
 
-  /** Runs queued scans in the background: now, every `pollMs`, and whenever `wake()` is called. */
-  start(log: JobLog, pollMs = 1000): void {
-    this.log = log;
-    this.stopping = false;
-    this.timer = setInterval(() => this.wake(), pollMs);
-    this.timer.unref();
-    this.wake();
+  /** Runs queued scans in the background: now, every second, and whenever `wake()` is called. */
+  start(log: JobLog): void {
+    this.loop.start(log);
   }
 
   wake(): void {
-    if (!this.timer || this.stopping) return;
-    if (this.running) {
-      this.again = true;
-      return;
-    }
-    this.running = (async () => {
-      do {
-        this.again = false;
-        try {
-          await this.runPending();
-        } catch (err) {
-          // The scan keeps its cursor; its lease runs out and a later turn goes on with it.
-          this.log?.error({ err }, 'monitor scan failed; it will be resumed');
-        }
-      } while (this.again && !this.stopping);
-    })().finally(() => {
-      this.running = undefined;
-    });
+    this.loop.wake();
   }
 
   /** Stops after the chunk in progress, letting go of its scan so that any process can go on with it. */
-  async stop(): Promise<void> {
-    this.stopping = true;
-    if (this.timer) clearInterval(this.timer);
-    this.timer = undefined;
-    await this.running;
+  stop(): Promise<void> {
+    return this.loop.stop();
   }
 }

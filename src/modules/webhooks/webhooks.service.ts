@@ -4,7 +4,7 @@ import type { DB } from '../../db/schema.js';
 import type { AppDeps } from '../../deps.js';
 import { notFound, validation } from '../../http/errors.js';
 import { type ListQuery, type ListResult, Listing } from '../../http/listing.js';
-import type { JobLog } from '../../runtime/jobs.js';
+import { type JobLog, JobLoop } from '../../runtime/jobs.js';
 import { type AuditLog, diff } from '../audit/audit.repository.js';
 import type { Principal } from '../auth/principal.js';
 import type { RecordedEvent } from '../hooks.js';
@@ -26,6 +26,7 @@ const PER_WEBHOOK_CONCURRENCY = 16;
 const LEASE_MS = 60_000;
 const ROTATION_OVERLAP_MS = 24 * 3600 * 1000;
 const CLAIM_GAP_MS = 25;
+const POLL_MS = 200;
 /** Outcomes are written together, at most this long after the first of them. */
 const FLUSH_DELAY_MS = 10;
 
@@ -72,11 +73,16 @@ const bodyOf = (e: RecordedEvent) => `{"id":${JSON.stringify(e.id)},"type":${JSO
 
 /** Webhooks: an organization's subscriptions to its events, and their delivery. */
 export class WebhooksService {
-  private log?: JobLog;
-  private timer?: NodeJS.Timeout;
-  private pumping?: Promise<void>;
-  private again = false;
-  private stopping = false;
+  private readonly loop = new JobLoop(() => this.deliverDue(), 'webhook delivery worker failed; it goes on at its next turn', {
+    pollMs: POLL_MS,
+    onTick: (tick) => {
+      // Every 5 s the queue depth for /metrics; every hour, pruning.
+      if (tick % 25 === 0) this.repo.queueDepth(this.db).then((n) => this.deps.metrics.webhookQueue.set(n), () => undefined);
+      if (tick % Math.round(3_600_000 / POLL_MS) === 0) this.prune().catch((err) => this.loop.log?.error({ err }, 'webhook pruning failed'));
+    },
+    // A wake during a turn: a waiting turn looks for new messages at once.
+    onWake: () => this.slotFreed?.(),
+  });
   private readonly inflight = new Map<string, number>();
   private active = 0;
   private slotFreed?: () => void;
@@ -258,7 +264,7 @@ export class WebhooksService {
   async deliverDue(): Promise<void> {
     const running = new Set<Promise<void>>();
     for (;;) {
-      if (this.stopping) break;
+      if (this.loop.stopping) break;
       const room = GLOBAL_CONCURRENCY - this.active;
       const busy = [...this.inflight].filter(([, n]) => n >= PER_WEBHOOK_CONCURRENCY).map(([id]) => id);
       const claimed = room > 0 ? await this.repo.claim(this.db, this.now(), new Date(this.deps.clock().getTime() + LEASE_MS).toISOString(), room, busy) : [];
@@ -275,7 +281,7 @@ export class WebhooksService {
         this.inflight.set(m.webhook_id, n + 1);
         this.active++;
         const job = this.deliver(m, w)
-          .catch((err) => this.log?.error({ err }, 'webhook delivery failed unexpectedly; it will be retried'))
+          .catch((err) => this.loop.log?.error({ err }, 'webhook delivery failed unexpectedly; it will be retried'))
           .finally(() => {
             this.active--;
             const left = (this.inflight.get(m.webhook_id) ?? 1) - 1;
@@ -295,7 +301,7 @@ export class WebhooksService {
           else this.slotFreed = resolve;
         }, CLAIM_GAP_MS);
         this.slotFreed = () => {
-          if (this.stopping) {
+          if (this.loop.stopping) {
             clearTimeout(timer);
             resolve();
           }
@@ -353,47 +359,16 @@ export class WebhooksService {
     await this.repo.prune(this.db, new Date(this.deps.clock().getTime() - this.deps.config.webhookRetentionSeconds * 1000).toISOString());
   }
 
-  start(log: JobLog, pollMs = 200): void {
-    this.log = log;
-    this.stopping = false;
-    let turns = 0;
-    this.timer = setInterval(() => {
-      this.wake();
-      // Every hour or so: the queue depth for /metrics is refreshed more often, pruning rarely.
-      if (++turns % 25 === 0) this.repo.queueDepth(this.db).then((n) => this.deps.metrics.webhookQueue.set(n), () => undefined);
-      if (turns % Math.round(3_600_000 / pollMs) === 0) this.prune().catch((err) => this.log?.error({ err }, 'webhook pruning failed'));
-    }, pollMs);
-    this.timer.unref();
-    this.wake();
+  start(log: JobLog): void {
+    this.loop.start(log);
   }
 
   wake(): void {
-    if (!this.timer || this.stopping) return;
-    if (this.pumping) {
-      this.again = true;
-      this.slotFreed?.();
-      return;
-    }
-    this.pumping = (async () => {
-      do {
-        this.again = false;
-        try {
-          await this.deliverDue();
-        } catch (err) {
-          this.log?.error({ err }, 'webhook delivery worker failed; it goes on at its next turn');
-        }
-      } while (this.again && !this.stopping);
-    })().finally(() => {
-      this.pumping = undefined;
-    });
+    this.loop.wake();
   }
 
   /** Stops taking messages and waits for the deliveries in flight. */
-  async stop(): Promise<void> {
-    this.stopping = true;
-    if (this.timer) clearInterval(this.timer);
-    this.timer = undefined;
-    this.slotFreed?.();
-    await this.pumping;
+  stop(): Promise<void> {
+    return this.loop.stop();
   }
 }
