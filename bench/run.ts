@@ -78,9 +78,10 @@ function databaseUrl(name: string): string {
   return process.env.BENCH_PG_URL ?? `sqlite:${path.join(dir, 'bench.db')}`;
 }
 
-async function startServer(name: string, env: Record<string, string>, dbUrl = databaseUrl(name)): Promise<Server> {
+/** The server's command: src/ through tsx, or (`compiled`) what `npm start` runs, bin/threatmon.js over dist/. */
+async function startServer(name: string, env: Record<string, string>, dbUrl = databaseUrl(name), compiled = false): Promise<Server> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve'], {
+  const child = spawn(process.execPath, compiled ? ['bin/threatmon.js', 'serve'] : ['--import', 'tsx', 'src/cli/main.ts', 'serve'], {
     cwd: ROOT,
     env: {
       ...process.env,
@@ -553,6 +554,51 @@ const scenarios: Record<string, () => Promise<Result[]>> = {
       await stop(s);
       receiver.closeAllConnections();
       receiver.close();
+    }
+    return results;
+  },
+  /**
+   * The request hot path against its ceiling: threatmon as `npm start` runs it (one process, the
+   * rate limiter on, request logging at info) and a bare node:http "hello" server, loaded in
+   * alternating rounds: the single GET and the filtered list of 50 over 10,000 incidents, each as a
+   * share of the ceiling measured beside it.
+   */
+  async ceiling() {
+    const dbUrl = databaseUrl('ceiling');
+    const seed = spawn(process.execPath, ['--import', 'tsx', 'bench/seed-incidents.ts', '10000'], {
+      cwd: ROOT,
+      env: { ...process.env, THREATMON_DATABASE_URL: dbUrl, THREATMON_ADMIN_PASSWORD: ADMIN_PASSWORD, THREATMON_LOG_LEVEL: 'warn' },
+      stdio: ['ignore', 'inherit', 'inherit'],
+    });
+    await new Promise((resolve, reject) => seed.on('exit', (code) => (code === 0 ? resolve(null) : reject(new Error(`seed failed: ${code}`)))));
+    const port = await freePort();
+    const bare = spawn(process.execPath, ['-e', `require('node:http').createServer((q, s) => s.end('hello')).listen(${port}, '127.0.0.1')`], { stdio: 'ignore' });
+    // At npm start's level, info: its access lines are written to the pipe and dropped here.
+    await new Promise((resolve, reject) =>
+      spawn('npm', ['run', 'build'], { cwd: ROOT, stdio: 'ignore' }).on('exit', (code) => (code === 0 ? resolve(null) : reject(new Error(`npm run build exited with ${code}`)))),
+    );
+    const s = await startServer('ceiling', { THREATMON_WORKERS: process.env.BENCH_WORKERS ?? '1', THREATMON_LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info' }, dbUrl, true);
+    s.child.stdout?.removeAllListeners('data');
+    s.child.stdout?.resume();
+    const results: Result[] = [];
+    try {
+      const headers = { authorization: `Bearer ${s.token}` };
+      const one = (await apiOf(s)('GET', '/incidents/?page_size=1')).results[0].id as string;
+      const rounds = Number(process.env.BENCH_ROUNDS ?? 2);
+      const ratios: Record<string, number[]> = { single: [], list: [] };
+      for (let round = 1; round <= rounds; round++) {
+        const ceiling = await load(`node:http hello (ceiling), round ${round}`, { url: `http://127.0.0.1:${port}/` });
+        const single = await load(`GET /incidents/<uuid>/, round ${round}`, { url: `${s.url}/api/v1/incidents/${one}/`, headers });
+        const list = await load(`GET /incidents/?status=open&severity=high&page_size=50, round ${round}`, { url: `${s.url}/api/v1/incidents/?status=open&severity=high&page_size=50`, headers });
+        ratios.single?.push(single.requests_per_sec / ceiling.requests_per_sec);
+        ratios.list?.push(list.requests_per_sec / ceiling.requests_per_sec);
+        results.push(ceiling, single, list);
+      }
+      const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+      console.log(`  single GET: ${(100 * mean(ratios.single ?? [])).toFixed(1)}% of the ceiling (target at least 30%); list of 50: ${(100 * mean(ratios.list ?? [])).toFixed(1)}%`);
+    } finally {
+      await stop(s);
+      bare.kill();
     }
     return results;
   },
