@@ -1,9 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
-import { createDeps } from '../../src/deps.js';
 import { JWT_SECRET, TEST_PG_URL, testDatabaseUrl } from '../helpers/build-app.js';
-import { startServer as startServe } from '../helpers/serve.js';
+import { startServer as startServe, withDb } from '../helpers/serve.js';
 
 /**
  * Two `threatmon serve` processes on one PostgreSQL database, each with its own matcher and scan
@@ -68,18 +66,14 @@ describe.skipIf(!TEST_PG_URL)('monitoring across two API processes (PostgreSQL)'
     }
     expect(scans.every((s) => s.status === 'completed')).toBe(true);
 
-    const deps = createDeps(loadConfig({ THREATMON_DATABASE_URL: url, THREATMON_JWT_SECRET: JWT_SECRET }));
-    try {
-      const db = deps.database.db;
+    await withDb(url, async (db) => {
       const alerts = await db.selectFrom('monitor_alerts').select(['leak_record_id', 'matched_term']).where('monitor_id', '=', monitor.id).execute();
       expect(alerts).toHaveLength(400);
       expect(new Set(alerts.map((x) => x.leak_record_id)).size).toBe(400);
       const events = await db.selectFrom('events').select('data').where('type', '=', 'alert.created').execute();
       expect(events.filter((e) => JSON.parse(e.data).monitor.id === monitor.id)).toHaveLength(400);
-      const reported = ingestA.alerts_raised + ingestB.alerts_raised + scans.reduce((n, s) => n + s.alerts_raised, 0);
-      expect(reported).toBe(400);
-    } finally {
-      await deps.database.close();
-    }
+    });
+    const reported = ingestA.alerts_raised + ingestB.alerts_raised + scans.reduce((n, s) => n + s.alerts_raised, 0);
+    expect(reported).toBe(400);
   });
 });
