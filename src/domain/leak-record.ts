@@ -76,6 +76,15 @@ export function reverseDomain(domain: string): string {
   return `${domain.split('.').reverse().join('.')}.`;
 }
 
+/**
+ * The reversed-domain keys of a (normalised) domain and its subdomains: from "com.example." up to,
+ * not including, "com.example/" ('/' follows '.').
+ */
+export function domainKeyRange(domain: string): { from: string; below: string } {
+  const from = reverseDomain(domain);
+  return { from, below: `${from.slice(0, -1)}/` };
+}
+
 const reversedDomain = remembered(reverseDomain);
 
 /** A leaked_at value as an ISO 8601 timestamp; null when it is not a date or timestamp. */

@@ -38,15 +38,19 @@ export function sendJson(reply: FastifyReply, json: string): FastifyReply {
 }
 
 /**
- * THREATMON_PUBLIC_URL when set; otherwise the request's scheme and host (X-Forwarded-* only with
- * THREATMON_TRUST_PROXY), which any client can set with a Host header.
+ * The base of the absolute URLs the API writes: THREATMON_PUBLIC_URL when set; otherwise the
+ * request's scheme and host (X-Forwarded-* only with THREATMON_TRUST_PROXY), which any client can
+ * set with a Host header.
  */
+export function publicBase(request: FastifyRequest): string {
+  return request.server.deps.config.publicUrl ?? `${request.protocol}://${request.host}`;
+}
+
 function pageUrl(request: FastifyRequest, page: number): string {
   const [path, qs = ''] = request.url.split('?', 2) as [string, string?];
   const params = new URLSearchParams(qs);
   params.set('page', String(page));
-  const base = request.server.deps.config.publicUrl ?? `${request.protocol}://${request.host}`;
-  return `${base}${path}?${params.toString()}`;
+  return `${publicBase(request)}${path}?${params.toString()}`;
 }
 
 /** The envelope schema for a list of `item`. */

@@ -1,7 +1,7 @@
 import { type QueryCreator, sql } from 'kysely';
 import { type TObject, Type } from 'typebox';
 import { normaliseDomain, normaliseEmail } from '../../domain/ioc.js';
-import { type FullTextTerm, ftsQuery, ipKeyRange, normalisePhone, parseFullText, prefixEnd, reverseDomain, tsQuery } from '../../domain/leak-record.js';
+import { domainKeyRange, type FullTextTerm, ftsQuery, ipKeyRange, normalisePhone, parseFullText, prefixEnd, tsQuery } from '../../domain/leak-record.js';
 import { AppError } from '../../http/errors.js';
 import type { Database } from '../../db/database.js';
 import type { DB } from '../../db/schema.js';
@@ -19,9 +19,9 @@ const str = (description: string, maxLength = 500) => ({ type: 'string', maxLeng
 export function domainRange(value: unknown, query: Record<string, unknown>): { from: string; end: string | null } {
   const n = normaliseDomain(String(value).replace(/\[\.\]/g, '.'));
   if (!n.ok) throw bad('domain', n.error);
-  const from = reverseDomain(n.value);
+  const { from, below } = domainKeyRange(n.value);
   const exact = query.exact_domain === true || query.exact_domain === 'true';
-  return { from, end: exact ? null : `${from.slice(0, -1)}/` };
+  return { from, end: exact ? null : below };
 }
 
 export interface LeakSearchContext extends ListContext {

@@ -4,7 +4,7 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import type { AppDeps } from '../../deps.js';
 import { type JobLog, JobLoop } from '../../runtime/jobs.js';
-import { ipKeyRange, reverseDomain } from '../../domain/leak-record.js';
+import { domainKeyRange, ipKeyRange } from '../../domain/leak-record.js';
 import { notFound } from '../../http/errors.js';
 import { type ListQuery, type ListResult, Listing } from '../../http/listing.js';
 import type { Principal } from '../auth/principal.js';
@@ -53,11 +53,8 @@ export function termRanges(type: string, terms: readonly string[]): KeyRange[] |
     case 'username':
       return terms.map((t) => ({ column: 'username_lower', from: t, to: t }));
     case 'domain':
-      // The domain and its subdomains: "com.example." up to "com.example/" ('/' follows '.').
-      return terms.map((t) => {
-        const from = reverseDomain(t);
-        return { column: 'domain_rev', from, below: `${from.slice(0, -1)}/` };
-      });
+      // The domain and its subdomains.
+      return terms.map((t) => ({ column: 'domain_rev', ...domainKeyRange(t) }));
     case 'ip':
       return terms.map((t) => {
         const [from, to] = ipKeyRange(t) as [string, string];

@@ -1,4 +1,4 @@
-import { type Insertable, type Kysely, type Selectable, sql } from 'kysely';
+import type { Insertable, Kysely, Selectable } from 'kysely';
 import type { DB, TrackingTokenExposuresTable, TrackingTokensTable } from '../../db/schema.js';
 
 export type TokenRow = Selectable<TrackingTokensTable>;
@@ -39,10 +39,8 @@ export class TrackingTokensRepository {
     return Number((await db.selectFrom('tracking_tokens').select((eb) => eb.fn.countAll().as('n')).where('organization_id', '=', orgId).executeTakeFirstOrThrow()).n);
   }
 
-  /** Whether a login name is taken by an account or a credential token (ignoring case). */
+  /** Whether a credential token has this login name (lower-cased). */
   async usernameTaken(db: Kysely<DB>, lower: string): Promise<boolean> {
-    const user = await db.selectFrom('users').select('id').where(sql`lower(username)`, '=', lower).executeTakeFirst();
-    if (user) return true;
     return (await db.selectFrom('tracking_tokens').select('id').where('username_lower', '=', lower).executeTakeFirst()) !== undefined;
   }
 

@@ -1,8 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { assertIfMatch, etagOf, notModified } from '../../http/etag.js';
-import { envelope, PageSchema } from '../../http/listing.js';
+import { envelope, PageSchema, publicBase } from '../../http/listing.js';
 import { errorResponses, IdParams } from '../../http/schemas.js';
 import { actorOf, principalOf } from '../auth/principal.js';
 import { ExposureSchema, TokenCreateSchema, TokenPatchSchema, TrackingTokenSchema } from './tracking-tokens.schemas.js';
@@ -10,8 +9,6 @@ import { exposureListing, tokenListing, type TrackingTokensService } from './tra
 
 const tags = ['tracking-tokens'];
 
-/** Where trigger URLs point: THREATMON_PUBLIC_URL, else the address this request came to. */
-const baseOf = (request: FastifyRequest) => request.server.deps.config.publicUrl ?? `${request.protocol}://${request.host}`;
 
 export const trackingTokensRoutes: FastifyPluginAsyncTypebox<{ tokens: TrackingTokensService }> = async (app, { tokens }) => {
   app.get(
@@ -26,7 +23,7 @@ export const trackingTokensRoutes: FastifyPluginAsyncTypebox<{ tokens: TrackingT
       },
     },
     async (request) => {
-      const base = baseOf(request);
+      const base = publicBase(request);
       const page = await tokens.list(principalOf(request), request.query);
       return envelope(request, { ...page, results: page.results.map((r) => tokens.present(r, base)) });
     },
@@ -48,7 +45,7 @@ export const trackingTokensRoutes: FastifyPluginAsyncTypebox<{ tokens: TrackingT
     async (request, reply) => {
       const row = await tokens.create(actorOf(request), request.body);
       reply.code(201).header('etag', etagOf(row.version));
-      return tokens.present(row, baseOf(request));
+      return tokens.present(row, publicBase(request));
     },
   );
 
@@ -67,7 +64,7 @@ export const trackingTokensRoutes: FastifyPluginAsyncTypebox<{ tokens: TrackingT
     async (request, reply) => {
       const row = await tokens.get(principalOf(request), request.params.id);
       if (notModified(request, reply, row.version)) return reply;
-      return tokens.present(row, baseOf(request));
+      return tokens.present(row, publicBase(request));
     },
   );
 
@@ -87,7 +84,7 @@ export const trackingTokensRoutes: FastifyPluginAsyncTypebox<{ tokens: TrackingT
     async (request, reply) => {
       const row = await tokens.update(actorOf(request), request.params.id, request.body, (v) => assertIfMatch(request, v));
       reply.header('etag', etagOf(row.version));
-      return tokens.present(row, baseOf(request));
+      return tokens.present(row, publicBase(request));
     },
   );
 

@@ -1,5 +1,6 @@
 import { type Static, Type } from 'typebox';
 import { Nullable, Timestamp, Uuid } from '../../http/schemas.js';
+import { USERNAME_PATTERN } from '../users/index.js';
 
 export const TOKEN_KINDS = ['web_bug', 'redirect', 'credential', 'api_key'] as const;
 export type TokenKind = (typeof TOKEN_KINDS)[number];
@@ -50,7 +51,7 @@ export const TokenCreateSchema = Type.Object(
     status: Type.Optional(Status),
     redirect_url: Type.Optional(Type.String({ minLength: 1, maxLength: 2048, description: 'redirect only, and required there: an http or https URL.' })),
     username: Type.Optional(
-      Type.String({ minLength: 3, maxLength: 150, pattern: '^[A-Za-z0-9@.+_-]+$', description: 'credential only: the fake login name (letters, digits and @.+-_), unused by any account or token. Made up when not given.' }),
+      Type.String({ minLength: 3, maxLength: 150, pattern: USERNAME_PATTERN, description: 'credential only: the fake login name (letters, digits and @.+-_), unused by any account or token. Made up when not given.' }),
     ),
     password: Type.Optional(Type.String({ minLength: 8, maxLength: 128, description: 'credential only: the fake password. Made up when not given.' })),
     ignore_ips: Type.Optional(IgnoreIps),

@@ -1,16 +1,18 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import ipaddr from 'ipaddr.js';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import type { AppDeps } from '../../deps.js';
 import type { ClientRequest } from '../../domain/client-request.js';
 import { normaliseCidr, normaliseIp, normaliseUrl } from '../../domain/ioc.js';
+import { sha1Hex } from '../../domain/leak-record.js';
 import { notFound, validation } from '../../http/errors.js';
 import { given, type ListQuery, type ListResult, Listing, toTimestamp } from '../../http/listing.js';
 import type { JobLog } from '../../runtime/jobs.js';
 import { type AuditLog, diff } from '../audit/audit.repository.js';
 import type { Principal } from '../auth/principal.js';
 import type { Outbox } from '../events/index.js';
+import { UsersRepository } from '../users/index.js';
 import type { InsertedRecord } from '../hooks.js';
 import { LeakTokenIndex } from './tracking-tokens.matcher.js';
 import type { ExposureRow, NewExposure, TokenRow, TokenTarget, TrackingTokensRepository } from './tracking-tokens.repository.js';
@@ -66,7 +68,6 @@ export const exposureListing = new Listing({
   createdColumn: 'tracking_token_exposures.occurred_at',
 });
 
-const sha1 = (s: string) => createHash('sha1').update(s).digest('hex').toUpperCase();
 const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
 const trim = (v: string | string[] | undefined) => (v === undefined ? null : (Array.isArray(v) ? v.join(', ') : v).slice(0, HEADER_MAX));
 
@@ -123,6 +124,7 @@ export class TrackingTokensService {
     private readonly repo: TrackingTokensRepository,
     private readonly audit: AuditLog,
     private readonly outbox: Outbox,
+    private readonly users: Pick<UsersRepository, 'usernameTaken'> = new UsersRepository(),
   ) {}
 
   private get db() {
@@ -188,7 +190,8 @@ export class TrackingTokensService {
       let username: string | null = null;
       if (body.kind === 'credential') {
         username = body.username ?? `svc-backup-${randomBytes(3).toString('hex')}`;
-        if (await this.repo.usernameTaken(trx, username.toLowerCase())) throw validation([{ field: 'username', message: 'is already used by an account or another token' }]);
+        // An account's name (the users module's own check, ignoring case) or another token's.
+        if ((await this.users.usernameTaken(trx, username)) || (await this.repo.usernameTaken(trx, username.toLowerCase()))) throw validation([{ field: 'username', message: 'is already used by an account or another token' }]);
       }
       const password = body.kind === 'credential' ? (body.password ?? `${randomBytes(12).toString('base64url')}!7`) : null;
       const apiKey = body.kind === 'api_key' ? this.fakeApiKey(at) : null;
@@ -205,9 +208,9 @@ export class TrackingTokensService {
         username,
         username_lower: username?.toLowerCase() ?? null,
         password,
-        password_sha1: password === null ? null : sha1(password),
+        password_sha1: password === null ? null : sha1Hex(password),
         api_key: apiKey,
-        api_key_sha1: apiKey === null ? null : sha1(apiKey),
+        api_key_sha1: apiKey === null ? null : sha1Hex(apiKey),
         ignore_ips: JSON.stringify(ignoreIps),
         last_exposed_at: null,
         created_by: ctx.p.user.id,

@@ -8,6 +8,7 @@ import { UsersService } from './users.service.js';
 export { ROLE_RANK, ROLES, type Role, type User } from './users.repository.js';
 export type { NewUser } from './users.service.js';
 export { UsersRepository, UsersService };
+export { USERNAME_PATTERN } from './users.schemas.js';
 
 /** The users of each organization: admins manage them at /users/. */
 export function createUsersModule(ctx: Pick<AppDeps, 'database' | 'clock' | 'newId' | 'principals'> & { audit: AuditLog; passwordPolicy: PasswordPolicy }) {

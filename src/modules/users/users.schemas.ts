@@ -4,7 +4,9 @@ import { OrganizationSchema } from '../organizations/organizations.schemas.js';
 import { ROLES } from './users.repository.js';
 
 export const RoleSchema = Type.Enum([...ROLES], { type: 'string', description: 'Role in the organization: owner > admin > analyst > viewer.' });
-const Username = Type.String({ minLength: 1, maxLength: 150, pattern: '^[A-Za-z0-9@.+_-]+$', description: 'Login name: letters, digits and @.+-_; unique.' });
+/** What a login name may hold (a credential canary's name too: it must be one somebody could log in with). */
+export const USERNAME_PATTERN = '^[A-Za-z0-9@.+_-]+$';
+const Username = Type.String({ minLength: 1, maxLength: 150, pattern: USERNAME_PATTERN, description: 'Login name: letters, digits and @.+-_; unique.' });
 const Email = Type.String({ format: 'email', maxLength: 254, description: 'E-mail address.' });
 
 export const UserSchema = Type.Object(

@@ -9,10 +9,6 @@ export type MessageRow = Selectable<WebhookMessagesTable>;
 export class WebhooksRepository {
   constructor(private readonly dialect: Dialect) {}
 
-  private bool(v: boolean) {
-    return this.dialect === 'postgres' ? v : Number(v);
-  }
-
   selectWebhooks(db: Kysely<DB>, orgId: string) {
     return db.selectFrom('webhooks').selectAll().where('webhooks.organization_id', '=', orgId);
   }
@@ -26,14 +22,13 @@ export class WebhooksRepository {
   }
 
   async insert(db: Kysely<DB>, row: Insertable<WebhooksTable>): Promise<void> {
-    await db.insertInto('webhooks').values({ ...row, is_active: this.bool(Boolean(row.is_active)) }).execute();
+    await db.insertInto('webhooks').values(row).execute();
   }
 
   async update(db: Kysely<DB>, id: string, set: Partial<Pick<WebhookRow, 'url' | 'events' | 'description' | 'is_active' | 'failure_count' | 'secret' | 'previous_secret' | 'previous_secret_until' | 'updated_at'>>): Promise<void> {
-    const values = { ...set, ...(set.is_active !== undefined && { is_active: this.bool(Boolean(set.is_active)) }) };
     await db
       .updateTable('webhooks')
-      .set((eb) => ({ ...values, version: eb('version', '+', 1) }))
+      .set((eb) => ({ ...set, version: eb('version', '+', 1) }))
       .where('id', '=', id)
       .execute();
   }
@@ -44,7 +39,7 @@ export class WebhooksRepository {
 
   /** The active webhooks of these organizations, for the events being recorded. */
   activeFor(db: Kysely<DB>, orgIds: string[]) {
-    return db.selectFrom('webhooks').select(['id', 'organization_id', 'events']).where('organization_id', 'in', orgIds).where('is_active', '=', this.bool(true) as never).execute();
+    return db.selectFrom('webhooks').select(['id', 'organization_id', 'events']).where('organization_id', 'in', orgIds).where('is_active', '=', true).execute();
   }
 
   async insertMessages(db: Kysely<DB>, rows: Array<Insertable<WebhookMessagesTable>>): Promise<void> {
@@ -73,7 +68,7 @@ export class WebhooksRepository {
       .limit(limit);
     if (busy.length) due = due.where('webhook_id', 'not in', busy);
     // Messages of a disabled webhook wait: set active again, it receives them.
-    due = due.where('webhook_id', 'in', db.selectFrom('webhooks').select('id').where('is_active', '=', this.bool(true) as never));
+    due = due.where('webhook_id', 'in', db.selectFrom('webhooks').select('id').where('is_active', '=', true));
     if (this.dialect === 'postgres') due = due.forUpdate().skipLocked();
     return db
       .updateTable('webhook_messages')
@@ -131,10 +126,10 @@ export class WebhooksRepository {
       .execute();
     await db
       .updateTable('webhooks')
-      .set((eb) => ({ is_active: this.bool(false) as never, version: eb('version', '+', 1) }))
+      .set((eb) => ({ is_active: false, version: eb('version', '+', 1) }))
       .where('id', '=', message.webhook_id)
       .where('failure_count', '>=', disableAt)
-      .where('is_active', '=', this.bool(true) as never)
+      .where('is_active', '=', true)
       .execute();
   }
 
