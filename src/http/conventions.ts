@@ -235,7 +235,22 @@ export const conventions = fp(
       }
     });
 
-    app.addHook('preValidation', async (request) => {
+    // Hooks of every request take a callback: an async one costs a promise per request.
+    app.addHook('onRequest', (request, reply, done) => {
+      reply.header('x-request-id', request.id);
+      done();
+    });
+
+    app.addHook('preValidation', (request, _reply, done) => {
+      try {
+        checkRequest(request);
+      } catch (err) {
+        return done(err as Error);
+      }
+      done();
+    });
+
+    function checkRequest(request: FastifyRequest) {
       if (request.is404) return;
       const readOnly = readOnlyByRoute.get(`${request.method} ${request.routeOptions.url}`);
       const body = request.body;
@@ -249,11 +264,7 @@ export const conventions = fp(
         const inBody = nulField(body);
         if (inBody !== null) throw validation([{ field: inBody || 'body', message: NUL_MESSAGE }]);
       }
-    });
-
-    app.addHook('onSend', async (request, reply) => {
-      reply.header('x-request-id', request.id);
-    });
+    }
 
     app.setErrorHandler((err: FastifyError, request, reply) => {
       const [p, headers] = toProblem(err, request);
