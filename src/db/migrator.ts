@@ -15,6 +15,7 @@ import * as m0013 from './migrations/0013_monitoring.js';
 import * as m0014 from './migrations/0014_monitor_scans_events.js';
 import * as m0015 from './migrations/0015_tracking_tokens.js';
 import * as m0016 from './migrations/0016_webhooks.js';
+import * as m0017 from './migrations/0017_incident_status_severity_order.js';
 
 /** Listed in code, not read from a folder, so they run the same from src/ (tsx) and dist/. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -34,6 +35,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0014_monitor_scans_events': m0014,
   '0015_tracking_tokens': m0015,
   '0016_webhooks': m0016,
+  '0017_incident_status_severity_order': m0017,
 };
 
 /** PostgreSQL: the connection's current schema (the one its search_path puts first). */

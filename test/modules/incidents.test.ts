@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TRANSITIONS } from '../../src/modules/incidents/incidents.service.js';
-import { STATUSES, type Status } from '../../src/modules/incidents/incidents.schemas.js';
+import { IncidentSchema, STATUSES, type Status } from '../../src/modules/incidents/incidents.schemas.js';
 import type { Role, User } from '../../src/modules/users/users.repository.js';
 import { buildTestApp, json, type TestApp, type TestOrg } from '../helpers/build-app.js';
 
@@ -321,6 +321,26 @@ describe('incidents', () => {
   });
 
   describe('list', () => {
+    it('shows each incident exactly as its own GET does, field by field and in order (the list JSON is written by the database)', async () => {
+      // Characters JSON must escape, and some it need not: quotes, backslash, controls, U+2028, astral, markup.
+      const odd = 'a"b\\c\n\t\u0001\u001f\u2028é😀</script>';
+      const made = json(await create({ title: `Odd ${odd}`, description: odd, severity: 'critical', tlp: 'red', tags: [odd, 'plain'], assignee: m.analyst.id }));
+      await patch(made.id, { status: 'investigating' });
+      t.clock.advance(1.234);
+      await patch(made.id, { status: 'resolved' });
+      const bare = json(await create({ title: 'bare', severity: 'critical', tlp: 'red' }));
+      const one = json(await get(`/incidents/${made.id}/`));
+      expect(one.resolved_at).not.toBeNull();
+      expect(one.tags).toEqual([odd, 'plain']);
+      for (const [id, qs] of [[made.id, '?status=resolved&severity=critical'], [bare.id, '?tlp=red&severity=critical&status=open']] as const) {
+        const page = json(await get(`/incidents/${qs}`));
+        const listed = page.results.find((i: { id: string }) => i.id === id);
+        const alone = json(await get(`/incidents/${id}/`));
+        expect(listed).toEqual(alone);
+        expect(Object.keys(listed)).toEqual(Object.keys(IncidentSchema.properties));
+      }
+    });
+
     it('filters by status, severity, tlp, tag and assignee (me, none, id), and orders by severity rank', async () => {
       const t2 = await buildTestApp();
       const o = await t2.createOrg('enterprise', 'listing');

@@ -4,7 +4,7 @@ import { Type } from 'typebox';
 import { stixBundle } from '../../domain/stix.js';
 import { actorOf, principalOf } from '../auth/principal.js';
 import { assertIfMatch, etagOf, notModified } from '../../http/etag.js';
-import { envelope, PageSchema } from '../../http/listing.js';
+import { envelope, PageSchema, sendJsonPage } from '../../http/listing.js';
 import { errorResponses, IdParams, isUuid, Uuid } from '../../http/schemas.js';
 import {
   BulkResultSchema,
@@ -41,7 +41,7 @@ export const incidentsRoutes: FastifyPluginAsyncTypebox<{ incidents: IncidentsSe
         response: { 200: PageSchema(IncidentSchema), ...errorResponses(400, 401, 404) },
       },
     },
-    async (request) => envelope(request, await incidents.list(principalOf(request), request.query)),
+    async (request, reply) => sendJsonPage(reply, envelope(request, await incidents.list(principalOf(request), request.query))),
   );
 
   app.post(

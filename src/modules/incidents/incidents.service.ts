@@ -58,13 +58,14 @@ export class IncidentsService {
     return this.deps.clock().toISOString();
   }
 
-  async list(p: Principal, query: ListQuery): Promise<ListResult<IncidentOut>> {
-    const qb = incidentListing.filter(this.repo.selectIncidents(this.db, p.organization.id), query, { dialect: this.deps.database.dialect, userId: p.user.id });
+  /** A page of incidents, each as its JSON text (see INCIDENT_JSON). */
+  async list(p: Principal, query: ListQuery): Promise<ListResult<string>> {
+    const qb = incidentListing.filter(this.repo.selectIncidentJson(this.db, p.organization.id), query, { dialect: this.deps.database.dialect, userId: p.user.id });
     // With no filter but status/severity, the count comes from the counters instead of a scan.
     const onlyCounted = onlyParams(query, COUNTED_PARAMS);
     const list = (v: unknown) => (v ? String(v).split(',').map((s) => s.trim()).filter(Boolean) : null);
     const count = onlyCounted ? () => this.repo.countByStatusSeverity(this.db, p.organization.id, list(query.status), list(query.severity)) : undefined;
-    return incidentListing.page(qb, query, presentIncident, count);
+    return incidentListing.page(qb, query, (r: { json: string }) => r.json, count);
   }
 
   async get(p: Principal, id: string, db: Kysely<DB> = this.db): Promise<IncidentRow> {

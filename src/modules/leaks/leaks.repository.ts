@@ -1,6 +1,7 @@
 import { randomBytes, randomInt } from 'node:crypto';
 import { type Insertable, type Kysely, type QueryCreator, type RawBuilder, type Selectable, sql } from 'kysely';
 import type { Database, Dialect } from '../../db/database.js';
+import { pgIso } from '../../db/json.js';
 import type { DB, LeakRecordsTable, LeakSourcesTable } from '../../db/schema.js';
 import { type NormalisedRecord, STORED_FIELDS, recordKey } from '../../domain/leak-record.js';
 
@@ -9,8 +10,6 @@ export type SavedSearchRow = Selectable<DB['saved_searches']>;
 /** A record as found by a search: its id and its JSON text (see RECORD_JSON). */
 export type RecordRow = { id: string; json: string };
 
-/** A PostgreSQL timestamp column as toISOString() writes it (MS truncates, as pgTimestampToIso does). */
-const pgIso = (column: string) => sql.raw(`to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`);
 
 /**
  * A leak record as the JSON text of LeakRecordSchema, built by the database, so that a page of
