@@ -12,7 +12,6 @@ import type { Outbox } from '../events/index.js';
 import type { IncidentRow, IncidentsRepository, IocRow } from './incidents.repository.js';
 import { commentListing, correlationListing, eventListing, incidentListing, iocListing, presentComment, presentIncident, presentIoc } from './incidents.lists.js';
 import {
-  type IncidentOut,
   type IocInput,
   IocInputSchema,
   SEVERITIES,
