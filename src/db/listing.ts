@@ -235,6 +235,11 @@ export function listResult<T>(count: number, page: number, pageSize: number, res
 /** Whether a query parameter was given a value (an empty one counts as absent). */
 export const given = (value: unknown) => value !== undefined && value !== '';
 
+/** A comma-separated parameter's values (trimmed, empty ones left out), or null when it is not given. */
+export function listValues(value: unknown): string[] | null {
+  return given(value) ? String(value).split(',').map((s) => s.trim()).filter(Boolean) : null;
+}
+
 /** Whether the query sets no parameter but `allowed` ones: the shapes a service can answer from counters. */
 export function onlyParams(query: Record<string, unknown>, allowed: ReadonlySet<string>): boolean {
   return Object.keys(query).every((k) => allowed.has(k) || !given(query[k]));

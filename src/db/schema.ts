@@ -67,6 +67,7 @@ export interface DB {
   saved_searches: SavedSearchesTable;
   monitors: MonitorsTable;
   monitor_alerts: MonitorAlertsTable;
+  monitor_alert_counts: MonitorAlertCountsTable;
   monitor_generation: { id: number; n: number };
   monitor_scans: MonitorScansTable;
   events: EventsTable;
@@ -216,6 +217,15 @@ export interface MonitorsTable {
   created_at: string;
   updated_at: string;
   last_scan_at: string | null;
+}
+
+/** Alert count deltas by key, appended by triggers on monitor_alerts (migration 0018); a count is the sum of its key's rows. */
+export interface MonitorAlertCountsTable {
+  organization_id: string;
+  monitor_id: string;
+  status: string;
+  severity: string;
+  n: number;
 }
 
 export interface MonitorAlertsTable {

@@ -46,5 +46,19 @@ export async function countersAndRecounts(db: Kysely<DB>): Promise<{ kept: Recor
     .execute()) {
     recounted[`incidents ${r.organization_id} ${r.status} ${r.severity}`] = n(r.n);
   }
+  for (const c of await db
+    .selectFrom('monitor_alert_counts')
+    .select(['organization_id', 'monitor_id', 'status', 'severity', (eb) => eb.fn.sum('n').as('n')])
+    .groupBy(['organization_id', 'monitor_id', 'status', 'severity'])
+    .execute()) {
+    if (n(c.n) !== 0) kept[`alerts ${c.organization_id} ${c.monitor_id} ${c.status} ${c.severity}`] = n(c.n);
+  }
+  for (const r of await db
+    .selectFrom('monitor_alerts')
+    .select(['organization_id', 'monitor_id', 'status', 'severity', (eb) => eb.fn.countAll().as('n')])
+    .groupBy(['organization_id', 'monitor_id', 'status', 'severity'])
+    .execute()) {
+    recounted[`alerts ${r.organization_id} ${r.monitor_id} ${r.status} ${r.severity}`] = n(r.n);
+  }
   return { kept, recounted };
 }

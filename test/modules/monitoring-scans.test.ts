@@ -171,6 +171,9 @@ describe('a scan is a durable job', () => {
       const mon = json(await t.as(org.owner, { method: 'POST', url: '/api/v1/monitoring/', payload: { name: 'BG', type: 'domain', terms: ['bg.example'] } }));
       await vi.waitFor(async () => expect(json(await t.as(org.owner, { method: 'GET', url: `/api/v1/monitoring/${mon.id}/` })).last_scan_at).not.toBeNull(), { timeout: 20_000, interval: 20 });
       expect(json(await t.as(org.owner, { method: 'GET', url: `/api/v1/monitoring/${mon.id}/` })).alert_count).toBe(2);
+      // Two chunks, two count rows of one key: the alert counts' job folds them into one (it runs every 5 s).
+      await vi.waitFor(async () => expect(await t.db.selectFrom('monitor_alert_counts').select('n').where('monitor_id', '=', mon.id).execute()).toEqual([{ n: 2 }]), { timeout: 20_000, interval: 50 });
+      expect(json(await t.as(org.owner, { method: 'GET', url: `/api/v1/monitoring/${mon.id}/` })).alert_count).toBe(2);
     } finally {
       await t.close();
     }

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MonitoringRepository } from '../../src/modules/monitoring/monitoring.repository.js';
 import type { Role, User } from '../../src/modules/users/users.repository.js';
 import { buildTestApp, json, type TestApp, type TestOrg } from '../helpers/build-app.js';
+import { countersAndRecounts } from '../helpers/recount.js';
 
 describe('monitors (API.md section 4)', () => {
   let t: TestApp;
@@ -263,6 +265,57 @@ describe('monitors (API.md section 4)', () => {
       expect(json(await ingest([{ email: 'e@short.example', full_name: 'Ephemeral' }])).alerts_raised).toBe(1);
       expect((await t.as(m.admin, { method: 'DELETE', url: `/api/v1/monitoring/${mon.id}/` })).statusCode).toBe(204);
       expect(await t.db.selectFrom('monitor_alerts').select('id').where('monitor_id', '=', mon.id).execute()).toEqual([]);
+    });
+
+    it('keeps alert_count, alerts_open and the alert list counts true to the alerts through every change, folded or not', async () => {
+      const repo = new MonitoringRepository(t.app.deps.database.dialect);
+      const other = json(await t.as(staff, { method: 'POST', url: '/api/v1/leaks/sources/', payload: { name: 'Counted dump' } })).id as string;
+      const into = (src: string, names: string[]) => t.as(staff, { method: 'POST', url: `/api/v1/leaks/sources/${src}/records/`, payload: names.map((n) => ({ email: `${n}@counted.example` })) });
+      const mon = json(await create({ name: 'Counted', type: 'domain', terms: ['counted.example'], severity: 'high' }));
+      await into(source, ['a', 'b', 'c']);
+      await into(other, ['d', 'e']);
+      await t.as(m.analyst, { method: 'PATCH', url: `/api/v1/monitoring/${mon.id}/`, payload: { severity: 'low' } });
+      await into(source, ['f']);
+      const ids = json(await t.as(m.viewer, { method: 'GET', url: `/api/v1/monitoring/${mon.id}/alerts/?ordering=created_at` })).results.map((a: { id: string }) => a.id) as string[];
+      expect(ids).toHaveLength(6);
+      await t.as(m.analyst, { method: 'POST', url: '/api/v1/monitoring/alerts/triage/', payload: { ids: ids.slice(0, 2), status: 'resolved' } });
+      await t.as(m.analyst, { method: 'PATCH', url: `/api/v1/monitoring/alerts/${ids[2]}/`, payload: { status: 'acknowledged', note: 'looking' } });
+
+      // Every answer against the alerts themselves.
+      const check = async () => {
+        const alerts = await t.db.selectFrom('monitor_alerts').select(['status', 'severity']).where('monitor_id', '=', mon.id).execute();
+        const figures = json(await t.as(m.viewer, { method: 'GET', url: `/api/v1/monitoring/${mon.id}/` }));
+        expect(figures).toMatchObject({ alert_count: alerts.length, alerts_open: alerts.filter((a) => ['new', 'acknowledged'].includes(a.status)).length });
+        for (const [qs, keep] of [
+          ['', () => true],
+          ['?status=new', (a: (typeof alerts)[0]) => a.status === 'new'],
+          ['?status=new,acknowledged&severity=high', (a: (typeof alerts)[0]) => a.status !== 'resolved' && a.severity === 'high'],
+          ['?severity=low', (a: (typeof alerts)[0]) => a.severity === 'low'],
+          ['?status=resolved&severity=high,low', (a: (typeof alerts)[0]) => a.status === 'resolved'],
+        ] as const) {
+          const page = json(await t.as(m.viewer, { method: 'GET', url: `/api/v1/monitoring/${mon.id}/alerts/${qs}` }));
+          expect(page.count, qs).toBe(alerts.filter(keep).length);
+          const sep = qs ? '&' : '?';
+          expect(json(await t.as(m.viewer, { method: 'GET', url: `/api/v1/monitoring/alerts/${qs}${sep}monitor=${mon.id}` })).count, qs).toBe(alerts.filter(keep).length);
+        }
+        const { kept, recounted } = await countersAndRecounts(t.db);
+        expect(Object.fromEntries(Object.entries(kept).filter(([k]) => k.startsWith('alerts ')))).toEqual(Object.fromEntries(Object.entries(recounted).filter(([k]) => k.startsWith('alerts '))));
+        return alerts.length;
+      };
+      expect(await check()).toBe(6);
+      // A leak source's deletion takes its records' alerts with it.
+      expect((await t.as(staff, { method: 'DELETE', url: `/api/v1/leaks/sources/${other}/` })).statusCode).toBe(204);
+      expect(await check()).toBe(4);
+      const rows = () => t.db.selectFrom('monitor_alert_counts').select('n').where('monitor_id', '=', mon.id).execute();
+      expect((await rows()).length).toBeGreaterThan(3);
+      while ((await repo.foldAlertCounts(t.db, 1)) > 0);
+      // One row per (status, severity) left, and the same answers.
+      expect((await rows()).length).toBe(new Set((await t.db.selectFrom('monitor_alerts').select(['status', 'severity']).where('monitor_id', '=', mon.id).execute()).map((a) => `${a.status} ${a.severity}`)).size);
+      expect(await check()).toBe(4);
+      expect((await t.as(m.admin, { method: 'DELETE', url: `/api/v1/monitoring/${mon.id}/` })).statusCode).toBe(204);
+      expect((await rows()).reduce((sum, r) => sum + Number(r.n), 0)).toBe(0);
+      while ((await repo.foldAlertCounts(t.db)) > 0);
+      expect(await rows()).toEqual([]);
     });
   });
 });

@@ -6,7 +6,7 @@ import { normaliseIoc } from '../../domain/ioc.js';
 import { type Principal, requireRole } from '../auth/principal.js';
 import { fieldErrors } from '../../http/conventions.js';
 import { AppError, conflict, type FieldError, notFound, validation } from '../../http/errors.js';
-import { type ListQuery, type ListResult, onlyParams } from '../../http/listing.js';
+import { type ListQuery, type ListResult, listValues, onlyParams } from '../../http/listing.js';
 import { type AuditLog, diff } from '../audit/audit.repository.js';
 import type { Outbox } from '../events/index.js';
 import type { IncidentRow, IncidentsRepository, IocRow } from './incidents.repository.js';
@@ -62,8 +62,7 @@ export class IncidentsService {
     const qb = incidentListing.filter(this.repo.selectIncidentJson(this.db, p.organization.id), query, { dialect: this.deps.database.dialect, userId: p.user.id });
     // With no filter but status/severity, the count comes from the counters instead of a scan.
     const onlyCounted = onlyParams(query, COUNTED_PARAMS);
-    const list = (v: unknown) => (v ? String(v).split(',').map((s) => s.trim()).filter(Boolean) : null);
-    const count = onlyCounted ? () => this.repo.countByStatusSeverity(this.db, p.organization.id, list(query.status), list(query.severity)) : undefined;
+    const count = onlyCounted ? () => this.repo.countByStatusSeverity(this.db, p.organization.id, listValues(query.status), listValues(query.severity)) : undefined;
     return incidentListing.page(qb, query, (r: { json: string }) => r.json, count);
   }
 

@@ -1,5 +1,5 @@
 import type { AppDeps } from '../../deps.js';
-import type { BackgroundJob } from '../../runtime/jobs.js';
+import { type BackgroundJob, JobLoop } from '../../runtime/jobs.js';
 import type { AuditLog } from '../audit/audit.repository.js';
 import type { Outbox } from '../events/index.js';
 import type { AppHookRegistry } from '../hooks.js';
@@ -10,6 +10,9 @@ import type { ScanOptions } from './monitoring.scans.js';
 import { MonitoringService } from './monitoring.service.js';
 
 export { MonitoringService };
+
+/** Keys folded per transaction. */
+const FOLD_KEYS = 500;
 export type { ScanOptions };
 
 /**
@@ -20,7 +23,16 @@ export type { ScanOptions };
 export function createMonitoringModule(
   ctx: Pick<AppDeps, 'database' | 'clock' | 'newId'> & { audit: AuditLog; hooks: AppHookRegistry; incidents: IncidentsService; outbox: Outbox; scans?: ScanOptions },
 ) {
-  const service = new MonitoringService(ctx, new MonitoringRepository(ctx.database.dialect), ctx.audit, ctx.incidents, ctx.outbox, ctx.scans);
+  const repo = new MonitoringRepository(ctx.database.dialect);
+  const service = new MonitoringService(ctx, repo, ctx.audit, ctx.incidents, ctx.outbox, ctx.scans);
+  // The alert counts' delta rows folded into one per key, so that a count reads a few rows (see migration 0018).
+  const folding: JobLoop = new JobLoop(
+    async () => {
+      while ((await repo.foldAlertCounts(ctx.database.db, FOLD_KEYS)) === FOLD_KEYS && !folding.stopping);
+    },
+    'alert counts: folding failed',
+    { pollMs: 5_000 },
+  );
   ctx.hooks.on('organizations.usage', async (db, orgId, key) => (key === 'monitors' ? service.countMonitors(db, orgId) : undefined));
   ctx.hooks.on('leaks.organizationFigures', (db, orgId) => service.organizationFigures(db, orgId));
   ctx.hooks.on('leaks.ingested', (trx, records) => service.raiseAlerts(trx, records));
@@ -28,6 +40,9 @@ export function createMonitoringModule(
     name: 'monitoring',
     service,
     routes: [{ plugin: monitoringRoutes, options: { monitoring: service } }],
-    jobs: [{ name: 'monitor scans', start: (log) => service.scans.start(log), stop: () => service.scans.stop() }] satisfies BackgroundJob[],
+    jobs: [
+      { name: 'monitor scans', start: (log) => service.scans.start(log), stop: () => service.scans.stop() },
+      { name: 'alert counts', start: (log) => folding.start(log), stop: () => folding.stop() },
+    ] satisfies BackgroundJob[],
   } as const;
 }

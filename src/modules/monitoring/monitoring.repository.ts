@@ -5,6 +5,9 @@ import type { DB, MonitorAlertsTable, MonitorsTable } from '../../db/schema.js';
 import type { ActiveMonitor } from './monitoring.matcher.js';
 
 export type MonitorRow = Selectable<MonitorsTable>;
+
+/** The statuses of an alert still to be dealt with (a monitor's alerts_open). */
+export const OPEN_STATUSES = ['new', 'acknowledged'];
 /** A monitor with its alert figures, counted from its alerts. */
 export type MonitorWithFigures = MonitorRow & { alert_count: number | string; alerts_open: number | string; last_match_at: string | null };
 
@@ -28,6 +31,52 @@ export class MonitoringRepository {
   /** The organization's alerts, without their monitors and records (to count them). */
   alertsOnly(db: Kysely<DB>, orgId: string) {
     return db.selectFrom('monitor_alerts').where('monitor_alerts.organization_id', '=', orgId);
+  }
+
+  /**
+   * How many alerts of the organization (or of one monitor) have these statuses and severities (null:
+   * any), from monitor_alert_counts: the sum of the delta rows its triggers append (migration 0018).
+   */
+  async countAlerts(db: Kysely<DB>, orgId: string, filter: { monitorId?: string; statuses: string[] | null; severities: string[] | null }): Promise<number> {
+    let q = db.selectFrom('monitor_alert_counts').select((eb) => eb.fn.sum<number | string>('n').as('n')).where('organization_id', '=', orgId);
+    if (filter.monitorId) q = q.where('monitor_id', '=', filter.monitorId);
+    if (filter.statuses) q = q.where('status', 'in', filter.statuses);
+    if (filter.severities) q = q.where('severity', 'in', filter.severities);
+    return Number((await q.executeTakeFirst())?.n ?? 0);
+  }
+
+  /**
+   * Folds the count rows of up to `limit` keys that have more than one (or that sum to zero) into
+   * one row each; the number of keys folded. The rows are deleted and their sums written back in one
+   * transaction, from what the delete returned: a row appended meanwhile by another transaction is
+   * not among them, and stays to be folded next time.
+   */
+  async foldAlertCounts(db: Kysely<DB>, limit = 500): Promise<number> {
+    return db.transaction().execute(async (trx) => {
+      const monitors = await trx
+        .selectFrom('monitor_alert_counts')
+        .select('monitor_id')
+        .groupBy(['monitor_id', 'status', 'severity'])
+        .having((eb) => eb.or([eb(eb.fn.countAll(), '>', 1), eb(eb.fn.sum('n'), '=', 0)]))
+        .limit(limit)
+        .execute();
+      if (monitors.length === 0) return 0;
+      const gone = await trx
+        .deleteFrom('monitor_alert_counts')
+        .where('monitor_id', 'in', [...new Set(monitors.map((m) => m.monitor_id))])
+        .returning(['organization_id', 'monitor_id', 'status', 'severity', 'n'])
+        .execute();
+      const sums = new Map<string, { organization_id: string; monitor_id: string; status: string; severity: string; n: number }>();
+      for (const r of gone) {
+        const key = `${r.monitor_id} ${r.status} ${r.severity}`;
+        const sum = sums.get(key);
+        if (sum) sum.n += Number(r.n);
+        else sums.set(key, { ...r, n: Number(r.n) });
+      }
+      const rows = [...sums.values()].filter((r) => r.n !== 0);
+      for (let i = 0; i < rows.length; i += 500) await trx.insertInto('monitor_alert_counts').values(rows.slice(i, i + 500)).execute();
+      return monitors.length;
+    });
   }
 
   /** The organization's alerts. */
@@ -58,12 +107,13 @@ export class MonitoringRepository {
       .selectFrom('monitors')
       .selectAll('monitors')
       .select((eb) => [
-        eb.selectFrom('monitor_alerts').select((e) => e.fn.countAll().as('n')).whereRef('monitor_alerts.monitor_id', '=', 'monitors.id').as('alert_count'),
+        // From the counts the triggers keep (see countAlerts), not from the alerts themselves.
+        eb.selectFrom('monitor_alert_counts').select((e) => e.fn.coalesce(e.fn.sum<number>('n'), e.lit(0)).as('n')).whereRef('monitor_alert_counts.monitor_id', '=', 'monitors.id').as('alert_count'),
         eb
-          .selectFrom('monitor_alerts')
-          .select((e) => e.fn.countAll().as('n'))
-          .whereRef('monitor_alerts.monitor_id', '=', 'monitors.id')
-          .where('monitor_alerts.status', 'in', ['new', 'acknowledged'])
+          .selectFrom('monitor_alert_counts')
+          .select((e) => e.fn.coalesce(e.fn.sum<number>('n'), e.lit(0)).as('n'))
+          .whereRef('monitor_alert_counts.monitor_id', '=', 'monitors.id')
+          .where('monitor_alert_counts.status', 'in', OPEN_STATUSES)
           .as('alerts_open'),
         eb.selectFrom('monitor_alerts').select((e) => e.fn.max('created_at').as('m')).whereRef('monitor_alerts.monitor_id', '=', 'monitors.id').as('last_match_at'),
       ])
@@ -152,8 +202,8 @@ export class MonitoringRepository {
 
   /** The organization's open alerts (new and acknowledged), and those raised since `since`. */
   async alertFigures(db: Kysely<DB>, orgId: string, since: string): Promise<{ open: number; recent: number }> {
-    const open = await db.selectFrom('monitor_alerts').select((eb) => eb.fn.countAll().as('n')).where('organization_id', '=', orgId).where('status', 'in', ['new', 'acknowledged']).executeTakeFirstOrThrow();
+    const open = await this.countAlerts(db, orgId, { statuses: OPEN_STATUSES, severities: null });
     const recent = await db.selectFrom('monitor_alerts').select((eb) => eb.fn.countAll().as('n')).where('organization_id', '=', orgId).where('created_at', '>=', since).executeTakeFirstOrThrow();
-    return { open: Number(open.n), recent: Number(recent.n) };
+    return { open, recent: Number(recent.n) };
   }
 }

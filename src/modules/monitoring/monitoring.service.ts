@@ -3,7 +3,7 @@ import type { DB } from '../../db/schema.js';
 import type { AppDeps } from '../../deps.js';
 import { MONITOR_TYPES, type MonitorType, normaliseTerms } from '../../domain/monitor-terms.js';
 import { conflict, notFound, validation } from '../../http/errors.js';
-import { type ListQuery, type ListResult, Listing } from '../../http/listing.js';
+import { type ListQuery, type ListResult, Listing, listValues, onlyParams } from '../../http/listing.js';
 import { type AuditLog, diff } from '../audit/audit.repository.js';
 import type { Principal } from '../auth/principal.js';
 import type { InsertedRecord } from '../hooks.js';
@@ -42,6 +42,9 @@ export const alertListing = new Listing({
   createdColumn: 'monitor_alerts.created_at',
   updatedColumn: 'monitor_alerts.updated_at',
 });
+
+/** The alert list's parameters that its counts can answer (see listAlerts). */
+const COUNTED_ALERT_PARAMS = new Set(['monitor', 'status', 'severity', 'page', 'page_size', 'ordering']);
 
 export function presentAlert(r: AlertRow): AlertOut {
   return {
@@ -257,10 +260,15 @@ export class MonitoringService {
       counted = counted.where('monitor_alerts.monitor_id', '=', monitorId);
     }
     const ctx = { dialect: this.deps.database.dialect };
-    // Counted from the alerts' own index: every alert has its monitor and record (foreign keys), so
-    // the joins that fill the page's rows would change nothing but the cost.
-    const count = async () => Number((await alertListing.filter(counted, query, ctx).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
-    return alertListing.page(alertListing.filter(qb, query, ctx), query, alertJson, count);
+    const filtered = alertListing.filter(qb, query, ctx);
+    const org = p.organization.id;
+    // A triage queue's filters (monitor, status, severity) are counted from the alert counts;
+    // others from the alerts' own index: every alert has its monitor and record (foreign keys), so
+    // the joins that fill the page's rows would change nothing but the count's cost.
+    const count = onlyParams(query, COUNTED_ALERT_PARAMS)
+      ? () => this.repo.countAlerts(this.db, org, { monitorId: monitorId ?? listValues(query.monitor)?.[0]?.toLowerCase(), statuses: listValues(query.status), severities: listValues(query.severity) })
+      : async () => Number((await alertListing.filter(counted, query, ctx).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+    return alertListing.page(filtered, query, alertJson, count);
   }
 
   async getAlert(p: Principal, id: string, db: Kysely<DB> = this.db): Promise<AlertRow> {
