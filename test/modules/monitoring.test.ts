@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MonitoringRepository } from '../../src/modules/monitoring/monitoring.repository.js';
+import { AlertSchema } from '../../src/modules/monitoring/monitoring.schemas.js';
 import type { Role, User } from '../../src/modules/users/users.repository.js';
 import { buildTestApp, json, type TestApp, type TestOrg } from '../helpers/build-app.js';
 import { countersAndRecounts } from '../helpers/recount.js';
@@ -265,6 +266,21 @@ describe('monitors (API.md section 4)', () => {
       expect(json(await ingest([{ email: 'e@short.example', full_name: 'Ephemeral' }])).alerts_raised).toBe(1);
       expect((await t.as(m.admin, { method: 'DELETE', url: `/api/v1/monitoring/${mon.id}/` })).statusCode).toBe(204);
       expect(await t.db.selectFrom('monitor_alerts').select('id').where('monitor_id', '=', mon.id).execute()).toEqual([]);
+    });
+
+    it('lists each alert exactly as its own GET shows it, field by field and in order (the list JSON is written by the database)', async () => {
+      const odd = 'a"b\\c\n\t\u0001\u2028é😀</script>';
+      const mon = json(await create({ name: `Odd ${odd}`, type: 'domain', terms: ['odd-json.example'], severity: 'critical' }));
+      await ingest([{ email: 'o@odd-json.example', username: odd, full_name: odd, password: 'pw-odd-1', extra: { [`k${odd}`]: odd } }, { email: 'bare@odd-json.example' }]);
+      const page = json(await t.as(m.viewer, { method: 'GET', url: `/api/v1/monitoring/${mon.id}/alerts/` }));
+      expect(page.count).toBe(2);
+      const [first] = page.results;
+      await t.as(m.analyst, { method: 'PATCH', url: `/api/v1/monitoring/alerts/${first.id}/`, payload: { status: 'acknowledged', note: odd } });
+      for (const listed of json(await t.as(m.viewer, { method: 'GET', url: `/api/v1/monitoring/alerts/?monitor=${mon.id}` })).results) {
+        const alone = json(await t.as(m.viewer, { method: 'GET', url: `/api/v1/monitoring/alerts/${listed.id}/` }));
+        expect(listed).toEqual(alone);
+        expect(Object.keys(listed)).toEqual(Object.keys(AlertSchema.properties));
+      }
     });
 
     it('keeps alert_count, alerts_open and the alert list counts true to the alerts through every change, folded or not', async () => {

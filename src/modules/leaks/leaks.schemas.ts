@@ -61,7 +61,9 @@ export const LeakRecordSchema = Type.Object(
     password_masked: Nullable(Type.String(), 'The password masked (first and last character); null when only its hash leaked.'),
     password_sha1_prefix: Nullable(Type.String(), 'First 5 hex digits of the password SHA-1 (upper case): query /leaks/passwords/range/ with it.'),
     has_password: Type.Boolean({ description: 'Whether a password (or its hash) leaked.' }),
-    extra: Type.Record(Type.String(), Type.String(), { description: 'Other leaked fields, as strings.' }),
+    // additionalProperties, not Type.Record: a record's pattern (^.*$) does not match a key holding a
+    // line break, and the serializer would drop that leaked field.
+    extra: Type.Object({}, { additionalProperties: Type.String(), description: 'Other leaked fields, as strings.' }),
     leaked_at: Nullable(Timestamp('When it leaked.'), 'When the record leaked, or null.'),
     created_at: Timestamp('When it was ingested.'),
   },

@@ -1,4 +1,5 @@
-import type { Insertable, Kysely, Selectable } from 'kysely';
+import { type Insertable, type Kysely, type RawBuilder, type Selectable, sql } from 'kysely';
+import { pgIso } from '../../db/json.js';
 import type { Dialect } from '../../db/database.js';
 import { RECORD_JSON } from '../leaks/index.js';
 import type { DB, MonitorAlertsTable, MonitorsTable } from '../../db/schema.js';
@@ -13,6 +14,22 @@ export type MonitorWithFigures = MonitorRow & { alert_count: number | string; al
 
 export type AlertRow = Selectable<MonitorAlertsTable> & { monitor_name: string; record_json: string };
 
+/**
+ * An alert as the JSON text of AlertSchema (as presentAlert shows it), its leak record included,
+ * written by the database: a page of alerts reaches the response without being decoded and encoded
+ * again row by row. test/modules/monitoring.test.ts holds it to presentAlert, field by field.
+ */
+const ALERT_JSON: Record<Dialect, RawBuilder<string>> = {
+  postgres: sql<string>`json_build_object('id', monitor_alerts.id, 'monitor', json_build_object('id', monitor_alerts.monitor_id, 'name', monitors.name),
+    'severity', monitor_alerts.severity, 'status', monitor_alerts.status, 'matched_term', monitor_alerts.matched_term,
+    'matched_field', monitor_alerts.matched_field, 'leak_record', ${RECORD_JSON.postgres}::json, 'incident', monitor_alerts.incident_id,
+    'note', monitor_alerts.note, 'created_at', ${pgIso('monitor_alerts.created_at')}, 'updated_at', ${pgIso('monitor_alerts.updated_at')})::text`,
+  sqlite: sql<string>`json_object('id', monitor_alerts.id, 'monitor', json_object('id', monitor_alerts.monitor_id, 'name', monitors.name),
+    'severity', monitor_alerts.severity, 'status', monitor_alerts.status, 'matched_term', monitor_alerts.matched_term,
+    'matched_field', monitor_alerts.matched_field, 'leak_record', ${RECORD_JSON.sqlite}, 'incident', monitor_alerts.incident_id,
+    'note', monitor_alerts.note, 'created_at', monitor_alerts.created_at, 'updated_at', monitor_alerts.updated_at)`,
+};
+
 /** Every query of the monitoring module. */
 export class MonitoringRepository {
   constructor(private readonly dialect: Dialect) {}
@@ -26,6 +43,17 @@ export class MonitoringRepository {
       .innerJoin('leak_sources', 'leak_sources.id', 'leak_records.source_id')
       .selectAll('monitor_alerts')
       .select(['monitors.name as monitor_name', RECORD_JSON[this.dialect].as('record_json')]);
+  }
+
+  /** The organization's alerts, each as its JSON text (ALERT_JSON) in `json`, for a page of the list. */
+  selectAlertJson(db: Kysely<DB>, orgId: string) {
+    return db
+      .selectFrom('monitor_alerts')
+      .innerJoin('monitors', 'monitors.id', 'monitor_alerts.monitor_id')
+      .innerJoin('leak_records', 'leak_records.id', 'monitor_alerts.leak_record_id')
+      .innerJoin('leak_sources', 'leak_sources.id', 'leak_records.source_id')
+      .select(ALERT_JSON[this.dialect].as('json'))
+      .where('monitor_alerts.organization_id', '=', orgId);
   }
 
   /** The organization's alerts, without their monitors and records (to count them). */

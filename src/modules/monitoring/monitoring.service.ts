@@ -62,16 +62,6 @@ export function presentAlert(r: AlertRow): AlertOut {
   };
 }
 
-/**
- * An alert as JSON text, as presentAlert shows it, with its leak record spliced in as the database
- * built it: a page of alerts is not parsed and serialised again record by record.
- */
-export function alertJson(r: AlertRow): string {
-  const head = JSON.stringify({ id: r.id, monitor: { id: r.monitor_id, name: r.monitor_name }, severity: r.severity, status: r.status, matched_term: r.matched_term, matched_field: r.matched_field });
-  const tail = JSON.stringify({ incident: r.incident_id, note: r.note, created_at: r.created_at, updated_at: r.updated_at });
-  return `${head.slice(0, -1)},"leak_record":${r.record_json},${tail.slice(1)}`;
-}
-
 export function presentMonitor(r: MonitorWithFigures): MonitorOut {
   return {
     id: r.id,
@@ -252,7 +242,7 @@ export class MonitoringService {
 
   /** The organization's alerts, or one monitor's (404 when that monitor is not the organization's). */
   async listAlerts(p: Principal, query: ListQuery, monitorId?: string): Promise<ListResult<string>> {
-    let qb = this.repo.selectAlerts(this.db, p.organization.id);
+    let qb = this.repo.selectAlertJson(this.db, p.organization.id);
     let counted = this.repo.alertsOnly(this.db, p.organization.id);
     if (monitorId) {
       await this.get(p, monitorId);
@@ -268,7 +258,7 @@ export class MonitoringService {
     const count = onlyParams(query, COUNTED_ALERT_PARAMS)
       ? () => this.repo.countAlerts(this.db, org, { monitorId: monitorId ?? listValues(query.monitor)?.[0]?.toLowerCase(), statuses: listValues(query.status), severities: listValues(query.severity) })
       : async () => Number((await alertListing.filter(counted, query, ctx).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
-    return alertListing.page(filtered, query, alertJson, count);
+    return alertListing.page(filtered, query, (r: { json: string }) => r.json, count);
   }
 
   async getAlert(p: Principal, id: string, db: Kysely<DB> = this.db): Promise<AlertRow> {
