@@ -2,7 +2,9 @@ import { type Kysely, sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import { createDatabase, pgTimestampToIso } from '../src/db/database.js';
-import { TEST_PG_URL, testDatabaseUrl } from './helpers/build-app.js';
+import { prepared } from '../src/db/prepared.js';
+import type { DB } from '../src/db/schema.js';
+import { buildTestApp, json, TEST_PG_URL, testDatabaseUrl } from './helpers/build-app.js';
 
 describe('PostgreSQL timestamps as text', () => {
   it('writes what Date.toISOString() writes, without parsing a Date when the zone is UTC', () => {
@@ -82,5 +84,34 @@ describe.skipIf(!TEST_PG_URL)('PostgreSQL prepared statements', () => {
       expect(await conn.selectFrom('things').select('name').execute()).toEqual([{ name: 'a' }]);
       expect(await keptStatements(conn as never)).toEqual([]);
     });
+  });
+});
+
+describe('queries compiled once (db/prepared.ts)', () => {
+  it('binds each call its own arguments, keeps constants, and refuses an argument it cannot bind as it is', async () => {
+    const t = await buildTestApp();
+    try {
+      const org = await t.createOrg('enterprise', 'prepared');
+      const other = await t.createOrg('enterprise', 'prepared-other');
+      const mk = async (o: typeof org, title: string) =>
+        json(await t.as(o.owner, { method: 'POST', url: '/api/v1/incidents/', payload: { title, severity: 'high' } })).id as string;
+      const a = await mk(org, 'first');
+      const b = await mk(org, 'second');
+      const c = await mk(other, 'elsewhere');
+      const byId = prepared((db: Kysely<DB>, orgId: string, id: string) =>
+        db.selectFrom('incidents').select(['id', 'title']).where('organization_id', '=', orgId).where('severity', '=', 'high').where('id', '=', id),
+      );
+      expect(await byId(t.db, org.id, a)).toEqual([{ id: a, title: 'first' }]);
+      expect(await byId(t.db, org.id, b)).toEqual([{ id: b, title: 'second' }]);
+      // Another organization's id finds nothing: both arguments are bound on every call.
+      expect(await byId(t.db, org.id, c)).toEqual([]);
+      expect(await byId(t.db, other.id, c)).toEqual([{ id: c, title: 'elsewhere' }]);
+      // Inside a transaction too.
+      expect(await t.db.transaction().execute((trx) => byId(trx, org.id, b))).toEqual([{ id: b, title: 'second' }]);
+      const transformed = prepared((db: Kysely<DB>, title: string) => db.selectFrom('incidents').select('id').where('title', 'like', `%${title}%`));
+      await expect(transformed(t.db, 'first')).rejects.toThrow(/not bound as plain values/);
+    } finally {
+      await t.close();
+    }
   });
 });

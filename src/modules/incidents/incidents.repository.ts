@@ -1,6 +1,7 @@
 import { type Kysely, type RawBuilder, type Selectable, sql } from 'kysely';
 import type { Dialect } from '../../db/database.js';
 import { pgIso } from '../../db/json.js';
+import { prepared } from '../../db/prepared.js';
 import type { DB, IncidentsTable, IocsTable } from '../../db/schema.js';
 
 export type IncidentRow = Selectable<IncidentsTable>;
@@ -37,8 +38,10 @@ export class IncidentsRepository {
     return db.selectFrom('incidents').select(INCIDENT_JSON[this.dialect].as('json')).where('organization_id', '=', orgId);
   }
 
-  findIncident(db: Kysely<DB>, orgId: string, id: string): Promise<IncidentRow | undefined> {
-    return this.selectIncidents(db, orgId).where('id', '=', id).executeTakeFirst();
+  private readonly incidentById = prepared((db: Kysely<DB>, orgId: string, id: string) => this.selectIncidents(db, orgId).where('id', '=', id));
+
+  async findIncident(db: Kysely<DB>, orgId: string, id: string): Promise<IncidentRow | undefined> {
+    return (await this.incidentById(db, orgId, id))[0];
   }
 
   async insertIncident(db: Kysely<DB>, row: Omit<IncidentRow, 'version' | 'ioc_count'>) {
