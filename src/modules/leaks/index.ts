@@ -5,7 +5,7 @@ import { leaksRoutes } from './leaks.routes.js';
 import { LeaksService } from './leaks.service.js';
 
 export { type IngestItem, LeaksService } from './leaks.service.js';
-export { RECORD_JSON } from './leaks.repository.js';
+export { RECORD_JSON, RECORD_JSON_PG_VALUE } from './leaks.repository.js';
 export { LeakRecordSchema } from './leaks.schemas.js';
 
 /**

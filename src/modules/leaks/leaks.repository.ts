@@ -17,13 +17,16 @@ export type RecordRow = { id: string; json: string };
  * Timestamps as toISOString() writes them; test/modules/leak-record-json.test.ts holds the text to
  * the schema, field by field.
  */
-export const RECORD_JSON: Record<Dialect, RawBuilder<string>> = {
-  postgres: sql<string>`(select row_to_json(o)::text from (select leak_records.id,
+/** PostgreSQL: the record as a json value, for a document that nests it (see RECORD_JSON). */
+export const RECORD_JSON_PG_VALUE = sql<string>`(select row_to_json(o) from (select leak_records.id,
       (select row_to_json(s) from (select leak_records.source_id as id, leak_sources.name) as s) as source,
       leak_records.email, leak_records.username, leak_records.domain, leak_records.ip, leak_records.phone,
       leak_records.full_name, leak_records.password_masked, left(leak_records.password_sha1, 5) as password_sha1_prefix,
       leak_records.password_sha1 is not null as has_password, leak_records.extra::json as extra,
-      ${pgIso('leak_records.leaked_at')} as leaked_at, ${pgIso('leak_records.created_at')} as created_at) as o)`,
+      ${pgIso('leak_records.leaked_at')} as leaked_at, ${pgIso('leak_records.created_at')} as created_at) as o)`;
+
+export const RECORD_JSON: Record<Dialect, RawBuilder<string>> = {
+  postgres: sql<string>`${RECORD_JSON_PG_VALUE}::text`,
   sqlite: sql<string>`json_object('id', leak_records.id,
     'source', json_object('id', leak_records.source_id, 'name', leak_sources.name),
     'email', leak_records.email, 'username', leak_records.username, 'domain', leak_records.domain,

@@ -1,7 +1,7 @@
 import { type Insertable, type Kysely, type RawBuilder, type Selectable, sql } from 'kysely';
 import { pgIso } from '../../db/json.js';
 import type { Dialect } from '../../db/database.js';
-import { RECORD_JSON } from '../leaks/index.js';
+import { RECORD_JSON, RECORD_JSON_PG_VALUE } from '../leaks/index.js';
 import type { DB, MonitorAlertsTable, MonitorsTable } from '../../db/schema.js';
 import type { ActiveMonitor } from './monitoring.matcher.js';
 
@@ -22,7 +22,7 @@ export type AlertRow = Selectable<MonitorAlertsTable> & { monitor_name: string; 
 const ALERT_JSON: Record<Dialect, RawBuilder<string>> = {
   postgres: sql<string>`json_build_object('id', monitor_alerts.id, 'monitor', json_build_object('id', monitor_alerts.monitor_id, 'name', monitors.name),
     'severity', monitor_alerts.severity, 'status', monitor_alerts.status, 'matched_term', monitor_alerts.matched_term,
-    'matched_field', monitor_alerts.matched_field, 'leak_record', ${RECORD_JSON.postgres}::json, 'incident', monitor_alerts.incident_id,
+    'matched_field', monitor_alerts.matched_field, 'leak_record', ${RECORD_JSON_PG_VALUE}, 'incident', monitor_alerts.incident_id,
     'note', monitor_alerts.note, 'created_at', ${pgIso('monitor_alerts.created_at')}, 'updated_at', ${pgIso('monitor_alerts.updated_at')})::text`,
   sqlite: sql<string>`json_object('id', monitor_alerts.id, 'monitor', json_object('id', monitor_alerts.monitor_id, 'name', monitors.name),
     'severity', monitor_alerts.severity, 'status', monitor_alerts.status, 'matched_term', monitor_alerts.matched_term,
