@@ -139,6 +139,8 @@ export function buildCli(): Command {
         await withServices(async (s) => {
           const report = await importLeaks(s.leaks, { file, source: opts.source, format: opts.format, createSource: opts.createSource, progress: opts.progress ? undefined : false, bulk: opts.bulk, signal: stop.signal });
           if (report.interrupted) process.exitCode = stop.exitCode;
+          // The alerts it raised appended a count row each: folded now rather than left to a server.
+          await s.monitoring.foldAlertCounts();
         });
       } finally {
         stop.dispose();

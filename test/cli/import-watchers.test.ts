@@ -45,6 +45,8 @@ describe('import-leaks and the watchers', () => {
     try {
       const alerts = await again.db.selectFrom('monitor_alerts').select('matched_field').where('monitor_id', '=', monitor.id).execute();
       expect(alerts).toHaveLength(2 * runs.length);
+      // The import folded the count rows its alerts appended: one per (status, severity), holding them all.
+      expect(await again.db.selectFrom('monitor_alert_counts').select(['status', 'n']).where('monitor_id', '=', monitor.id).execute()).toEqual([{ status: 'new', n: 2 * runs.length }]);
       const exposures = await again.db.selectFrom('tracking_token_exposures').select(['channel', 'leak_source_name']).where('token_id', '=', cred.id).orderBy('leak_source_name').execute();
       expect(exposures).toEqual(runs.map(([name]) => ({ channel: 'leak', leak_source_name: `Import ${name}` })).sort((a, b) => a.leak_source_name.localeCompare(b.leak_source_name)));
       const events = await again.db.selectFrom('events').select('type').execute();

@@ -10,9 +10,6 @@ import type { ScanOptions } from './monitoring.scans.js';
 import { MonitoringService } from './monitoring.service.js';
 
 export { MonitoringService };
-
-/** Keys folded per transaction. */
-const FOLD_KEYS = 500;
 export type { ScanOptions };
 
 /**
@@ -23,16 +20,9 @@ export type { ScanOptions };
 export function createMonitoringModule(
   ctx: Pick<AppDeps, 'database' | 'clock' | 'newId'> & { audit: AuditLog; hooks: AppHookRegistry; incidents: IncidentsService; outbox: Outbox; scans?: ScanOptions },
 ) {
-  const repo = new MonitoringRepository(ctx.database.dialect);
-  const service = new MonitoringService(ctx, repo, ctx.audit, ctx.incidents, ctx.outbox, ctx.scans);
+  const service = new MonitoringService(ctx, new MonitoringRepository(ctx.database.dialect), ctx.audit, ctx.incidents, ctx.outbox, ctx.scans);
   // The alert counts' delta rows folded into one per key, so that a count reads a few rows (see migration 0018).
-  const folding: JobLoop = new JobLoop(
-    async () => {
-      while ((await repo.foldAlertCounts(ctx.database.db, FOLD_KEYS)) === FOLD_KEYS && !folding.stopping);
-    },
-    'alert counts: folding failed',
-    { pollMs: 5_000 },
-  );
+  const folding: JobLoop = new JobLoop(() => service.foldAlertCounts(() => folding.stopping), 'alert counts: folding failed', { pollMs: 5_000 });
   ctx.hooks.on('organizations.usage', async (db, orgId, key) => (key === 'monitors' ? service.countMonitors(db, orgId) : undefined));
   ctx.hooks.on('leaks.organizationFigures', (db, orgId) => service.organizationFigures(db, orgId));
   ctx.hooks.on('leaks.ingested', (trx, records) => service.raiseAlerts(trx, records));

@@ -43,6 +43,9 @@ export const alertListing = new Listing({
   updatedColumn: 'monitor_alerts.updated_at',
 });
 
+/** Count keys folded per transaction (see foldAlertCounts). */
+const FOLD_KEYS = 500;
+
 /** The alert list's parameters that its counts can answer (see listAlerts). */
 const COUNTED_ALERT_PARAMS = new Set(['monitor', 'status', 'severity', 'page', 'page_size', 'ordering']);
 
@@ -239,6 +242,15 @@ export class MonitoringService {
   }
 
   // --- alerts ---
+
+  /**
+   * Folds the alert counts' delta rows into one per key (see foldAlertCounts in the repository),
+   * batch after batch until none is left or `stopping()` says so: the background job's turn, and
+   * the end of a command-line import, which may have appended one row per alert.
+   */
+  async foldAlertCounts(stopping: () => boolean = () => false): Promise<void> {
+    while ((await this.repo.foldAlertCounts(this.db, FOLD_KEYS)) === FOLD_KEYS && !stopping());
+  }
 
   /** The organization's alerts, or one monitor's (404 when that monitor is not the organization's). */
   async listAlerts(p: Principal, query: ListQuery, monitorId?: string): Promise<ListResult<string>> {
