@@ -159,7 +159,7 @@ async function shareChangesOverPostgres(app: FastifyInstance, deps: AppDeps): Pr
  * Helmet's defaults, less upgrade-insecure-requests (it would break the docs pages of a plain-HTTP
  * deployment). They are the same for every response, so helmet runs once, at start, into a record.
  */
-export const SECURITY_HEADERS: Readonly<Record<string, string>> = (() => {
+const SECURITY_HEADERS: Readonly<Record<string, string>> = (() => {
   const headers: Record<string, string> = {};
   const res = {
     setHeader: (name: string, value: unknown) => void (headers[name.toLowerCase()] = String(value)),

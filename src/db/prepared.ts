@@ -11,7 +11,7 @@ import type { DB } from './schema.js';
  * reach the compiled parameters as it is throws on the first run.
  */
 export function prepared<Args extends unknown[], Row>(build: (db: Kysely<DB>, ...args: Args) => Compilable<Row>) {
-  // Per database handle's dialect: SQLite and PostgreSQL write different SQL for the same query.
+  // One SQL text for every call: a prepared query belongs to a repository, which serves one dialect.
   let compiled: { query: CompiledQuery<Row>; slots: Array<number | undefined> } | undefined;
   return async (db: Kysely<DB>, ...args: Args): Promise<Row[]> => {
     if (!compiled) {

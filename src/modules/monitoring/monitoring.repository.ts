@@ -7,6 +7,9 @@ import type { ActiveMonitor } from './monitoring.matcher.js';
 
 export type MonitorRow = Selectable<MonitorsTable>;
 
+/** Count keys folded per transaction (see foldAlertCounts). */
+export const FOLD_KEYS = 500;
+
 /** The statuses of an alert still to be dealt with (a monitor's alerts_open). */
 export const OPEN_STATUSES = ['new', 'acknowledged'];
 /** A monitor with its alert figures, counted from its alerts. */
@@ -34,26 +37,23 @@ const ALERT_JSON: Record<Dialect, RawBuilder<string>> = {
 export class MonitoringRepository {
   constructor(private readonly dialect: Dialect) {}
 
-  /** Alerts, each with its monitor's name and its leak record as JSON text. */
-  private alerts(db: Kysely<DB>) {
+  /** Alerts joined to their monitors, leak records and sources: what an alert shows. */
+  private joined(db: Kysely<DB>) {
     return db
       .selectFrom('monitor_alerts')
       .innerJoin('monitors', 'monitors.id', 'monitor_alerts.monitor_id')
       .innerJoin('leak_records', 'leak_records.id', 'monitor_alerts.leak_record_id')
-      .innerJoin('leak_sources', 'leak_sources.id', 'leak_records.source_id')
-      .selectAll('monitor_alerts')
-      .select(['monitors.name as monitor_name', RECORD_JSON[this.dialect].as('record_json')]);
+      .innerJoin('leak_sources', 'leak_sources.id', 'leak_records.source_id');
+  }
+
+  /** Alerts, each with its monitor's name and its leak record as JSON text. */
+  private alerts(db: Kysely<DB>) {
+    return this.joined(db).selectAll('monitor_alerts').select(['monitors.name as monitor_name', RECORD_JSON[this.dialect].as('record_json')]);
   }
 
   /** The organization's alerts, each as its JSON text (ALERT_JSON) in `json`, for a page of the list. */
   selectAlertJson(db: Kysely<DB>, orgId: string) {
-    return db
-      .selectFrom('monitor_alerts')
-      .innerJoin('monitors', 'monitors.id', 'monitor_alerts.monitor_id')
-      .innerJoin('leak_records', 'leak_records.id', 'monitor_alerts.leak_record_id')
-      .innerJoin('leak_sources', 'leak_sources.id', 'leak_records.source_id')
-      .select(ALERT_JSON[this.dialect].as('json'))
-      .where('monitor_alerts.organization_id', '=', orgId);
+    return this.joined(db).select(ALERT_JSON[this.dialect].as('json')).where('monitor_alerts.organization_id', '=', orgId);
   }
 
   /** The organization's alerts, without their monitors and records (to count them). */
@@ -79,7 +79,7 @@ export class MonitoringRepository {
    * transaction, from what the delete returned: a row appended meanwhile by another transaction is
    * not among them, and stays to be folded next time.
    */
-  async foldAlertCounts(db: Kysely<DB>, limit = 500): Promise<number> {
+  async foldAlertCounts(db: Kysely<DB>, limit = FOLD_KEYS): Promise<number> {
     return db.transaction().execute(async (trx) => {
       const monitors = await trx
         .selectFrom('monitor_alert_counts')

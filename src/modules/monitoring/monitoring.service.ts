@@ -10,7 +10,7 @@ import type { InsertedRecord } from '../hooks.js';
 import type { IncidentsService, Severity } from '../incidents/index.js';
 import type { Outbox } from '../events/index.js';
 import { type Match, MonitorIndex } from './monitoring.matcher.js';
-import type { AlertRow, MonitoringRepository, MonitorWithFigures } from './monitoring.repository.js';
+import { type AlertRow, FOLD_KEYS, type MonitoringRepository, type MonitorWithFigures } from './monitoring.repository.js';
 import { MonitorScans, type ScanOptions } from './monitoring.scans.js';
 import { ScansRepository } from './monitoring.scans.repository.js';
 import { ALERT_STATUSES, type AlertOut, type AlertPatch, MONITOR_STATUSES, type MonitorCreate, type MonitorOut, type MonitorPatch, SEVERITIES } from './monitoring.schemas.js';
@@ -42,9 +42,6 @@ export const alertListing = new Listing({
   createdColumn: 'monitor_alerts.created_at',
   updatedColumn: 'monitor_alerts.updated_at',
 });
-
-/** Count keys folded per transaction (see foldAlertCounts). */
-const FOLD_KEYS = 500;
 
 /** The alert list's parameters that its counts can answer (see listAlerts). */
 const COUNTED_ALERT_PARAMS = new Set(['monitor', 'status', 'severity', 'page', 'page_size', 'ordering']);
@@ -249,27 +246,29 @@ export class MonitoringService {
    * the end of a command-line import, which may have appended one row per alert.
    */
   async foldAlertCounts(stopping: () => boolean = () => false): Promise<void> {
-    while ((await this.repo.foldAlertCounts(this.db, FOLD_KEYS)) === FOLD_KEYS && !stopping());
+    while ((await this.repo.foldAlertCounts(this.db)) === FOLD_KEYS && !stopping());
   }
 
   /** The organization's alerts, or one monitor's (404 when that monitor is not the organization's). */
   async listAlerts(p: Principal, query: ListQuery, monitorId?: string): Promise<ListResult<string>> {
-    let qb = this.repo.selectAlertJson(this.db, p.organization.id);
-    let counted = this.repo.alertsOnly(this.db, p.organization.id);
+    const org = p.organization.id;
+    let qb = this.repo.selectAlertJson(this.db, org);
     if (monitorId) {
       await this.get(p, monitorId);
       qb = qb.where('monitor_alerts.monitor_id', '=', monitorId);
-      counted = counted.where('monitor_alerts.monitor_id', '=', monitorId);
     }
     const ctx = { dialect: this.deps.database.dialect };
     const filtered = alertListing.filter(qb, query, ctx);
-    const org = p.organization.id;
     // A triage queue's filters (monitor, status, severity) are counted from the alert counts;
     // others from the alerts' own index: every alert has its monitor and record (foreign keys), so
     // the joins that fill the page's rows would change nothing but the count's cost.
     const count = onlyParams(query, COUNTED_ALERT_PARAMS)
       ? () => this.repo.countAlerts(this.db, org, { monitorId: monitorId ?? listValues(query.monitor)?.[0]?.toLowerCase(), statuses: listValues(query.status), severities: listValues(query.severity) })
-      : async () => Number((await alertListing.filter(counted, query, ctx).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+      : async () => {
+          let counted = this.repo.alertsOnly(this.db, org);
+          if (monitorId) counted = counted.where('monitor_alerts.monitor_id', '=', monitorId);
+          return Number((await alertListing.filter(counted, query, ctx).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+        };
     return alertListing.page(filtered, query, (r: { json: string }) => r.json, count);
   }
 
