@@ -1,6 +1,7 @@
 /**
  * Load benchmarks: starts the real server (child process, embedded SQLite in a temp folder, or
- * PostgreSQL with BENCH_PG_URL) and drives it with autocannon from this process over loopback.
+ * PostgreSQL with BENCH_PG_URL) and drives it over loopback with wrk where it is installed
+ * (`apt-get install wrk`), else with autocannon from this process (bench/wrk.ts).
  *
  *   npm run bench                      # every scenario, 10 s each, 32 connections
  *   npm run bench -- health me-memory  # only these scenarios
@@ -26,6 +27,7 @@ import { loadConfig } from '../src/config.js';
 import { createDeps } from '../src/deps.js';
 import { freePort } from '../test/helpers/free-port.js';
 import { hostReference } from './host-speed.js';
+import { drive, type LoadOptions, useWrk } from './wrk.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
@@ -161,19 +163,20 @@ interface Result {
   errors: number;
 }
 
-async function load(scenario: string, opts: autocannon.Options): Promise<Result> {
-  if (WARMUP > 0) await autocannon({ connections: CONNECTIONS, ...opts, duration: WARMUP });
-  const r = await autocannon({ connections: CONNECTIONS, duration: DURATION, ...opts });
+async function load(scenario: string, opts: Omit<LoadOptions, 'connections' | 'duration'> & { connections?: number }): Promise<Result> {
+  const o = { connections: CONNECTIONS, ...opts };
+  if (WARMUP > 0) await drive({ ...o, duration: WARMUP });
+  const r = await drive({ ...o, duration: DURATION });
   const result = {
     scenario,
-    requests_per_sec: Math.round(r.requests.average),
-    latency_p50_ms: r.latency.p50,
-    latency_p99_ms: r.latency.p99,
-    non_2xx: r.non2xx,
+    requests_per_sec: r.requests_per_sec,
+    latency_p50_ms: r.latency_p50_ms,
+    latency_p99_ms: r.latency_p99_ms,
+    non_2xx: r.non_2xx,
     errors: r.errors,
   };
   console.log(
-    `${scenario.padEnd(50)} ${String(result.requests_per_sec).padStart(7)} req/s   p50 ${String(result.latency_p50_ms).padStart(4)} ms   p99 ${String(result.latency_p99_ms).padStart(4)} ms   non-2xx ${result.non_2xx}`,
+    `${scenario.padEnd(50)} ${String(result.requests_per_sec).padStart(7)} req/s   p50 ${String(result.latency_p50_ms).padStart(5)} ms   p99 ${String(result.latency_p99_ms).padStart(5)} ms   ${r.loader === 'wrk' ? 'status>=400' : 'non-2xx'} ${result.non_2xx}`,
   );
   return result;
 }
@@ -369,9 +372,9 @@ const scenarios: Record<string, () => Promise<Result[]>> = {
             ingests.push(Date.now() - t0);
           }
         })();
-        const r = await autocannon({ url: `${s.url}/api/v1/monitoring/`, headers, connections: 8, duration: 10 });
+        const r = await drive({ url: `${s.url}/api/v1/monitoring/`, headers, connections: 8, duration: 10 });
         await writer;
-        return `; meanwhile GET /monitoring/ at 8 connections: ${Math.round(r.requests.average)} req/s, p99 ${r.latency.p99} ms, non-2xx ${r.non2xx}; 20 ingests of 50 records: slowest ${Math.max(...ingests)} ms`;
+        return `; meanwhile GET /monitoring/ at 8 connections: ${r.requests_per_sec} req/s, p99 ${r.latency_p99_ms} ms, errors ${r.non_2xx}; 20 ingests of 50 records: slowest ${Math.max(...ingests)} ms`;
       });
 
       // 100,000 alerts in one organization (the admin's), over the corpus's first records.
@@ -440,12 +443,12 @@ const scenarios: Record<string, () => Promise<Result[]>> = {
       for (let i = 0; i < 200; i++) await api('POST', '/incidents/', { title: `Bench incident ${i}`, severity: i % 2 ? 'high' : 'low' });
       const flooded = await api('POST', '/tracking-tokens/', { name: 'Flooded', kind: 'web_bug' });
       const list = { url: `${s.url}/api/v1/incidents/?severity=high`, headers, connections: 8, duration: 10 };
-      const quiet = await autocannon(list);
-      const [busy] = await Promise.all([autocannon(list), autocannon({ url: `${s.url}${new URL(flooded.trigger_url).pathname}`, connections: 32, duration: 10 })]);
+      const quiet = await drive(list);
+      const [busy] = await Promise.all([drive(list), drive({ url: `${s.url}${new URL(flooded.trigger_url).pathname}`, connections: 32, duration: 10 })]);
       await new Promise((r) => setTimeout(r, 1000));
       const recorded = (await api('GET', `/tracking-tokens/${flooded.id}/`)).exposure_count;
-      console.log(`flood of one token (32 connections, 10 s): ${recorded} exposures recorded (cap 60); incident list p99 ${quiet.latency.p99} ms alone, ${busy.latency.p99} ms during the flood (${(busy.latency.p99 / Math.max(quiet.latency.p99, 1)).toFixed(2)}x, target under 2x)`);
-      results.push({ scenario: 'incident list during a token flood (p99 ms)', requests_per_sec: Math.round(busy.requests.average), latency_p50_ms: busy.latency.p50, latency_p99_ms: busy.latency.p99, non_2xx: busy.non2xx, errors: busy.errors, recorded } as Result);
+      console.log(`flood of one token (32 connections, 10 s): ${recorded} exposures recorded (cap 60); incident list p99 ${quiet.latency_p99_ms} ms alone, ${busy.latency_p99_ms} ms during the flood (${(busy.latency_p99_ms / Math.max(quiet.latency_p99_ms, 0.01)).toFixed(2)}x, target under 2x)`);
+      results.push({ scenario: 'incident list during a token flood (p99 ms)', requests_per_sec: busy.requests_per_sec, latency_p50_ms: busy.latency_p50_ms, latency_p99_ms: busy.latency_p99_ms, non_2xx: busy.non_2xx, errors: busy.errors, recorded } as Result);
 
       // 100,000 exposures over 100 tokens of the admin's organization (1,000 each), seeded directly.
       const tokenIds: string[] = [bug.id];
@@ -761,7 +764,7 @@ if (unknown.length) {
   process.exit(2);
 }
 console.log(
-  `threatmon bench: ${DURATION} s per scenario after ${WARMUP} s of warm-up, ${CONNECTIONS} connections, ${os.cpus().length} cores, API workers ${WORKERS ?? `auto on SQLite, ${workersFor('postgres://127.0.0.1')} with PostgreSQL on this machine`}, ${process.env.BENCH_PG_URL ? 'PostgreSQL' : 'SQLite'}${process.env.BENCH_LEAKS_DB_URL ? ` (leak searches: ${process.env.BENCH_LEAKS_DB_URL.startsWith('postgres') ? 'PostgreSQL' : 'SQLite'}, BENCH_LEAKS_DB_URL)` : ''}\n`,
+  `threatmon bench: ${DURATION} s per scenario after ${WARMUP} s of warm-up, ${CONNECTIONS} connections, load by ${useWrk() ? 'wrk' : 'autocannon'}, ${os.cpus().length} cores, API workers ${WORKERS ?? `auto on SQLite, ${workersFor('postgres://127.0.0.1')} with PostgreSQL on this machine`}, ${process.env.BENCH_PG_URL ? 'PostgreSQL' : 'SQLite'}${process.env.BENCH_LEAKS_DB_URL ? ` (leak searches: ${process.env.BENCH_LEAKS_DB_URL.startsWith('postgres') ? 'PostgreSQL' : 'SQLite'}, BENCH_LEAKS_DB_URL)` : ''}\n`,
 );
 // The host's speed before and after, so that runs from other days (or hours) can be compared.
 const hostBefore = hostReference();
@@ -773,5 +776,5 @@ console.log(`\nhost reference after: ${hostAfter} ms`);
 fs.mkdirSync(path.join(ROOT, 'bench', 'results'), { recursive: true });
 fs.writeFileSync(
   path.join(ROOT, 'bench', 'results', 'latest.json'),
-  `${JSON.stringify({ date: new Date().toISOString(), duration_s: DURATION, warmup_s: WARMUP, workers: WORKERS ?? 'default', connections: CONNECTIONS, database: process.env.BENCH_PG_URL ? 'postgres' : 'sqlite', leaks_database: process.env.BENCH_LEAKS_DB_URL?.replace(/\/\/[^@/]*@/, '//') ?? null, host_reference_ms: { before: hostBefore, after: hostAfter }, results }, null, 2)}\n`,
+  `${JSON.stringify({ date: new Date().toISOString(), duration_s: DURATION, warmup_s: WARMUP, workers: WORKERS ?? 'default', connections: CONNECTIONS, loader: useWrk() ? 'wrk' : 'autocannon', database: process.env.BENCH_PG_URL ? 'postgres' : 'sqlite', leaks_database: process.env.BENCH_LEAKS_DB_URL?.replace(/\/\/[^@/]*@/, '//') ?? null, host_reference_ms: { before: hostBefore, after: hostAfter }, results }, null, 2)}\n`,
 );

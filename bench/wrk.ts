@@ -1,0 +1,99 @@
+/**
+ * The load generator of the benchmarks: wrk (C, Debian's `wrk` package) where it is installed, else
+ * autocannon in this process. wrk is the issues' reference tool and takes a small share of a core
+ * where autocannon takes most of one: on 2 cores, that share is the server's.
+ * BENCH_LOADER=autocannon forces autocannon.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import autocannon from 'autocannon';
+
+export interface LoadOptions {
+  url: string;
+  connections: number;
+  /** Seconds. */
+  duration: number;
+  method?: 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  headers?: Record<string, string>;
+  body?: string;
+  /** Requests per second over all connections (autocannon only: wrk has no fixed rate). */
+  overallRate?: number;
+}
+
+export interface LoadFigures {
+  requests_per_sec: number;
+  /** Milliseconds, to 0.01 under wrk (autocannon gives whole ms). */
+  latency_p50_ms: number;
+  latency_p99_ms: number;
+  non_2xx: number;
+  errors: number;
+  /** Requests answered in all. */
+  requests: number;
+  loader: 'wrk' | 'autocannon';
+}
+
+let wrkPresent: boolean | undefined;
+export function useWrk(): boolean {
+  if (process.env.BENCH_LOADER === 'autocannon') return false;
+  wrkPresent ??= spawnSync('wrk', ['--version'], { stdio: 'ignore' }).error === undefined;
+  return wrkPresent;
+}
+
+/** Lua long-bracket string: no escaping needed for any body without the closing bracket. */
+const luaString = (s: string) => `[==[${s}]==]`;
+
+async function viaWrk(o: LoadOptions): Promise<LoadFigures> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'threatmon-wrk-'));
+  const script = path.join(dir, 'load.lua');
+  fs.writeFileSync(
+    script,
+    [
+      o.method ? `wrk.method = ${luaString(o.method)}` : '',
+      o.body !== undefined ? `wrk.body = ${luaString(o.body)}` : '',
+      ...Object.entries(o.headers ?? {}).map(([k, v]) => `wrk.headers[ ${luaString(k)} ] = ${luaString(v)}`),
+      'done = function(summary, latency, requests)',
+      '  local e = summary.errors',
+      '  io.write(string.format("\\nWRK_JSON {\\"requests\\":%d,\\"duration_us\\":%d,\\"p50_us\\":%d,\\"p99_us\\":%d,\\"status\\":%d,\\"connect\\":%d,\\"read\\":%d,\\"write\\":%d,\\"timeout\\":%d}\\n",',
+      '    summary.requests, summary.duration, latency:percentile(50), latency:percentile(99), e.status, e.connect, e.read, e.write, e.timeout))',
+      'end',
+    ].join('\n'),
+  );
+  const threads = Math.min(o.connections, Number(process.env.BENCH_WRK_THREADS ?? 1));
+  const child = spawn('wrk', ['-t', String(threads), '-c', String(o.connections), '-d', `${o.duration}s`, '--timeout', '30s', '-s', script, o.url], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout.on('data', (d) => (out += d));
+  const code = await new Promise((resolve) => child.on('exit', resolve));
+  fs.rmSync(dir, { recursive: true, force: true });
+  const line = /WRK_JSON (\{.*\})/.exec(out)?.[1];
+  if (code !== 0 || !line) throw new Error(`wrk exited with ${code}:\n${out}`);
+  const r = JSON.parse(line) as { requests: number; duration_us: number; p50_us: number; p99_us: number; status: number; connect: number; read: number; write: number; timeout: number };
+  return {
+    requests_per_sec: Math.round(r.requests / (r.duration_us / 1e6)),
+    latency_p50_ms: Math.round(r.p50_us / 10) / 100,
+    latency_p99_ms: Math.round(r.p99_us / 10) / 100,
+    non_2xx: r.status,
+    errors: r.connect + r.read + r.write + r.timeout,
+    requests: r.requests,
+    loader: 'wrk',
+  };
+}
+
+async function viaAutocannon(o: LoadOptions): Promise<LoadFigures> {
+  const r = await autocannon({ url: o.url, connections: o.connections, duration: o.duration, method: o.method, headers: o.headers, body: o.body, overallRate: o.overallRate });
+  return {
+    requests_per_sec: Math.round(r.requests.average),
+    latency_p50_ms: r.latency.p50,
+    latency_p99_ms: r.latency.p99,
+    non_2xx: r.non2xx,
+    errors: r.errors,
+    requests: r.requests.total,
+    loader: 'autocannon',
+  };
+}
+
+/** One load of `o.duration` seconds, by wrk unless a fixed rate is asked for or wrk is missing. */
+export function drive(o: LoadOptions): Promise<LoadFigures> {
+  return useWrk() && o.overallRate === undefined ? viaWrk(o) : viaAutocannon(o);
+}
