@@ -53,6 +53,8 @@ interface Block {
  */
 export class BlockCounter {
   private readonly blocks = new Map<string, Block>();
+  /** The next block of a key, taken while its current one still had a quarter left. */
+  private readonly ready = new Map<string, Block>();
   private readonly taking = new Map<string, Promise<unknown>>();
 
   constructor(
@@ -70,10 +72,21 @@ export class BlockCounter {
         const resetMs = Math.max(1, Math.round(current.endsAt - now));
         if (current.used < current.size) {
           current.used++;
+          // The next block is asked for before this one runs out, so that no request waits for the
+          // store (a worker's requests queued behind a message to a busy primary were its slowest).
+          if (current.size >= 4 && current.size - current.used === current.size >> 2 && !this.taking.has(key)) this.prefetch(key, limit, windowMs, current);
           return { count: current.base + current.used, allowed: true, resetMs };
         }
         // The store refused: the window stays full until it ends, so refuse here without asking.
         if (current.size === 0) return { count: current.base, allowed: false, resetMs };
+      }
+      const next = this.ready.get(key);
+      if (next) {
+        this.ready.delete(key);
+        if (next.endsAt > now && next.limit === limit) {
+          this.blocks.set(key, next);
+          continue;
+        }
       }
       // Another request of this process is taking a block for the key: spend from it rather than take another.
       const inFlight = this.taking.get(key);
@@ -102,9 +115,27 @@ export class BlockCounter {
     }
   }
 
+  /** Takes the block after `current` in the background; near the limit (one by one) it does not. */
+  private prefetch(key: string, limit: number, windowMs: number, current: Block): void {
+    const left = limit - (current.base + current.size);
+    if (left < BLOCK_FLOOR) return;
+    const taking = this.take(key, limit, windowMs, Math.min(BLOCK_MAX, Math.floor(left / BLOCK_MAX))).then(
+      ({ granted, count, resetMs }) => {
+        this.ready.set(key, { base: count - granted, size: granted, used: 0, limit, endsAt: this.now() + resetMs });
+      },
+      // Nothing taken: the hit that needs a block takes one itself, and meets the error there.
+      () => {},
+    );
+    this.taking.set(key, taking);
+    void taking.finally(() => {
+      if (this.taking.get(key) === taking) this.taking.delete(key);
+    });
+  }
+
   /** Drops what this process holds for the key (after a reset of the store's window). */
   forget(key: string): void {
     this.blocks.delete(key);
+    this.ready.delete(key);
   }
 }
 
