@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ExposureSchema, TrackingTokenSchema } from '../../src/modules/tracking-tokens/tracking-tokens.schemas.js';
+import { presentExposure } from '../../src/modules/tracking-tokens/tracking-tokens.service.js';
 import type { Role, User } from '../../src/modules/users/users.repository.js';
 import { buildTestApp, json, type TestApp, type TestOrg } from '../helpers/build-app.js';
 
@@ -198,6 +200,42 @@ describe('tracking tokens (API.md section 6)', () => {
     expect(k).toMatchObject({ channel: 'leak', source_ip: null, method: null, leak_record: expect.any(String) });
     expect((await timeline(bug.id)).count).toBe(1);
     expect(await read(cred.id)).toMatchObject({ exposure_count: 2 });
+  });
+
+  it('lists each token exactly as its own GET shows it, and each exposure as stored, field by field and in order (the JSON is written by the database)', async () => {
+    // Characters JSON must escape, and some it need not: quotes, backslash, controls, U+2028, astral, markup.
+    const odd = 'a"b\\c\n\t\u0001\u001f\u2028é😀</script>';
+    const made = [
+      json(await create({ name: `Odd ${odd}`, memo: odd, kind: 'web_bug', ignore_ips: ['10.0.0.0/8', '::ffff:192.0.2.1'] })),
+      json(await create({ name: 'Odd redirect', kind: 'redirect', redirect_url: `https://example.com/${encodeURIComponent(odd)}` })),
+      json(await create({ name: 'Odd login', kind: 'credential', username: 'odd.login', password: `Pw ${odd}` })),
+      json(await create({ name: 'Odd key', kind: 'api_key', status: 'disabled' })),
+    ];
+    // A last_exposed_at, a leak exposure with its source, and client fields to escape.
+    await hit(`${pathOf(made[0].trigger_url)}${encodeURIComponent(odd)}?q="x"`, { headers: { 'user-agent': odd, referer: 'https://r.example/"' } });
+    await settled();
+    const staff = (await t.createOrg('enterprise', 'odd-platform', true)).owner;
+    const source = json(await t.as(staff, { method: 'POST', url: '/api/v1/leaks/sources/', payload: { name: `Dump ${odd}` } }));
+    await t.as(staff, { method: 'POST', url: `/api/v1/leaks/sources/${source.id}/records/`, payload: [{ email: 'odd@paste.example', username: 'odd.login' }] });
+    for (const token of made) {
+      const alone = await read(token.id);
+      const page = json(await t.as(m.viewer, { method: 'GET', url: `/api/v1/tracking-tokens/?search=${encodeURIComponent(token.name)}&page_size=500` }));
+      const listed = page.results.find((r: { id: string }) => r.id === token.id);
+      expect(listed).toEqual(alone);
+      expect(Object.keys(listed)).toEqual(Object.keys(alone));
+      // The material of its kind, and nothing of the others'.
+      expect(Object.keys(alone).sort()).toEqual(Object.keys(TrackingTokenSchema.properties).filter((k) => k in token).sort());
+    }
+    expect((await read(made[0].id)).last_exposed_at).not.toBeNull();
+    const stored = await t.app.deps.database.db.selectFrom('tracking_token_exposures').selectAll().where('token_id', 'in', [made[0].id, made[2].id]).execute();
+    expect(stored.map((r) => r.channel).sort()).toEqual(['http', 'leak']);
+    for (const row of stored) {
+      const [listed] = (await timeline(row.token_id)).results;
+      // As the webhook event shows it: presentExposure, serialised.
+      const expected = JSON.parse(JSON.stringify(presentExposure(row)));
+      expect(listed).toEqual(expected);
+      expect(Object.keys(listed)).toEqual(Object.keys(ExposureSchema.properties));
+    }
   });
 
   it('lists with filters and search, checks roles, and answers 404 across organizations', async () => {

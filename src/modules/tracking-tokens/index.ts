@@ -15,7 +15,7 @@ export { TrackingTokensService };
  * ingested leak data (leaks.ingested). Its count is a figure of /organization/usage/.
  */
 export function createTrackingTokensModule(ctx: Pick<AppDeps, 'database' | 'clock' | 'newId' | 'counters' | 'config'> & { audit: AuditLog; hooks: AppHookRegistry; outbox: Outbox }) {
-  const service = new TrackingTokensService(ctx, new TrackingTokensRepository(), ctx.audit, ctx.outbox);
+  const service = new TrackingTokensService(ctx, new TrackingTokensRepository(ctx.database.dialect), ctx.audit, ctx.outbox);
   ctx.hooks.on('organizations.usage', async (db, orgId, key) => (key === 'tracking_tokens' ? service.countTokens(db, orgId) : undefined));
   ctx.hooks.on('auth.loginAttempt', (username, client) => service.onLogin(username, client));
   ctx.hooks.on('auth.unknownBearer', (token, client) => service.onBearer(token, client));

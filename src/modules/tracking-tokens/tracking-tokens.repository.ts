@@ -1,4 +1,6 @@
-import type { Insertable, Kysely, Selectable } from 'kysely';
+import { type Insertable, type Kysely, type RawBuilder, type Selectable, sql } from 'kysely';
+import type { Dialect } from '../../db/database.js';
+import { type JsonField, jsonObjectText } from '../../db/json.js';
 import type { DB, TrackingTokenExposuresTable, TrackingTokensTable } from '../../db/schema.js';
 
 export type TokenRow = Selectable<TrackingTokensTable>;
@@ -9,8 +11,66 @@ export type NewExposure = Insertable<TrackingTokenExposuresTable>;
 export type TokenTarget = Pick<TokenRow, 'id' | 'organization_id' | 'kind' | 'status' | 'redirect_url' | 'ignore_ips'>;
 const TARGET = ['id', 'organization_id', 'kind', 'status', 'redirect_url', 'ignore_ips'] as const;
 
+/**
+ * A token as the JSON text of TrackingTokenSchema (as the service's present() shows it, each kind's
+ * material only), its trigger URL under `base`: a page goes out without its rows made objects and
+ * serialised again. test/modules/tracking-tokens.test.ts holds it to the token's own GET.
+ */
+function tokenJson(dialect: Dialect, base: string): RawBuilder<string> {
+  const t = 'tracking_tokens';
+  const url = sql<string>`cast(${base} as text) || '/t/' || ${sql.ref(`${t}.trigger_key`)} || '/'`;
+  return jsonObjectText(dialect, [
+    { key: 'id', text: `${t}.id` },
+    { key: 'name', text: `${t}.name` },
+    { key: 'memo', text: `${t}.memo` },
+    { key: 'kind', text: `${t}.kind` },
+    { key: 'status', text: `${t}.status` },
+    { key: 'ignore_ips', raw: `${t}.ignore_ips` },
+    { key: 'exposure_count', raw: `${t}.exposure_count` },
+    { key: 'last_exposed_at', time: `${t}.last_exposed_at` },
+    { key: 'created_by', text: `${t}.created_by` },
+    { key: 'created_at', time: `${t}.created_at` },
+    { key: 'updated_at', time: `${t}.updated_at` },
+    // The optional fields last, as the serializer writes them for a single token.
+    { key: 'trigger_url', expr: dialect === 'sqlite' ? sql`json_quote(${url})` : sql`to_json(${url})::text`, when: `${t}.trigger_key` },
+    ...(['redirect_url', 'username', 'password', 'api_key'] as const).map((c): JsonField => ({ key: c, text: `${t}.${c}`, optional: true })),
+  ]);
+}
+
+/** An exposure as the JSON text of ExposureSchema (as presentExposure shows it). */
+function exposureJson(dialect: Dialect): RawBuilder<string> {
+  const e = 'tracking_token_exposures';
+  const q = (c: string) => (dialect === 'sqlite' ? `json_quote(${e}.${c})` : `to_json(${e}.${c})::text`);
+  const source = sql<string>`${sql.raw(`'{"id":' || ${q('leak_source_id')} || ',"name":' || ${dialect === 'sqlite' ? `json_quote(coalesce(${e}.leak_source_name, ''))` : `to_json(coalesce(${e}.leak_source_name, ''))::text`} || '}'`)}`;
+  return jsonObjectText(dialect, [
+    { key: 'id', text: `${e}.id` },
+    { key: 'token', text: `${e}.token_id` },
+    { key: 'channel', text: `${e}.channel` },
+    { key: 'occurred_at', time: `${e}.occurred_at` },
+    ...(['source_ip', 'user_agent', 'referer', 'method', 'path'] as const).map((c): JsonField => ({ key: c, text: `${e}.${c}` })),
+    { key: 'leak_record', text: `${e}.leak_record_id` },
+    { key: 'leak_source', expr: sql<string>`(case when ${sql.ref(`${e}.leak_source_id`)} is null then 'null' else ${source} end)` },
+  ]);
+}
+
 /** Every query of the tracking-token module. */
 export class TrackingTokensRepository {
+  constructor(private readonly dialect: Dialect) {}
+
+  /** The organization's tokens, each as its JSON text (see tokenJson), in `json`. */
+  selectTokenJson(db: Kysely<DB>, orgId: string, base: string) {
+    return db.selectFrom('tracking_tokens').select(tokenJson(this.dialect, base).as('json')).where('tracking_tokens.organization_id', '=', orgId);
+  }
+
+  /**
+   * A token's exposures, each as its JSON text, in `json`. Only for a token already read within
+   * its organization: an exposure's organization is always its token's, so the count reads the
+   * token's indexes alone.
+   */
+  selectExposureJson(db: Kysely<DB>, tokenId: string) {
+    return db.selectFrom('tracking_token_exposures').select(exposureJson(this.dialect).as('json')).where('tracking_token_exposures.token_id', '=', tokenId);
+  }
+
   selectTokens(db: Kysely<DB>, orgId: string) {
     return db.selectFrom('tracking_tokens').selectAll().where('tracking_tokens.organization_id', '=', orgId);
   }
@@ -121,9 +181,5 @@ export class TrackingTokensRepository {
       .set((eb) => ({ exposure_count: eb('exposure_count', '+', n), last_exposed_at: at }))
       .where('id', '=', tokenId)
       .execute();
-  }
-
-  selectExposures(db: Kysely<DB>, orgId: string, tokenId: string) {
-    return db.selectFrom('tracking_token_exposures').selectAll().where('tracking_token_exposures.organization_id', '=', orgId).where('tracking_token_exposures.token_id', '=', tokenId);
   }
 }

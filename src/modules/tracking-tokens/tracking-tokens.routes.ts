@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { assertIfMatch, etagOf, notModified } from '../../http/etag.js';
-import { envelope, PageSchema, publicBase } from '../../http/listing.js';
+import { envelope, PageSchema, publicBase, sendJsonPage } from '../../http/listing.js';
 import { errorResponses, IdParams } from '../../http/schemas.js';
 import { actorOf, principalOf } from '../auth/principal.js';
 import { ExposureSchema, TokenCreateSchema, TokenPatchSchema, TrackingTokenSchema } from './tracking-tokens.schemas.js';
@@ -22,11 +22,7 @@ export const trackingTokensRoutes: FastifyPluginAsyncTypebox<{ tokens: TrackingT
         response: { 200: PageSchema(TrackingTokenSchema), ...errorResponses(400, 401, 404) },
       },
     },
-    async (request) => {
-      const base = publicBase(request);
-      const page = await tokens.list(principalOf(request), request.query);
-      return envelope(request, { ...page, results: page.results.map((r) => tokens.present(r, base)) });
-    },
+    async (request, reply) => sendJsonPage(reply, envelope(request, await tokens.list(principalOf(request), request.query, publicBase(request)))),
   );
 
   app.post(
@@ -119,6 +115,6 @@ export const trackingTokensRoutes: FastifyPluginAsyncTypebox<{ tokens: TrackingT
         response: { 200: PageSchema(ExposureSchema), ...errorResponses(400, 401, 404) },
       },
     },
-    async (request) => envelope(request, await tokens.timeline(principalOf(request), request.params.id, request.query)),
+    async (request, reply) => sendJsonPage(reply, envelope(request, await tokens.timeline(principalOf(request), request.params.id, request.query))),
   );
 };

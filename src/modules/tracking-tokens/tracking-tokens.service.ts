@@ -157,9 +157,10 @@ export class TrackingTokensService {
     };
   }
 
-  list(p: Principal, query: ListQuery): Promise<ListResult<TokenRow>> {
-    const qb = tokenListing.filter(this.repo.selectTokens(this.db, p.organization.id), query, { dialect: this.deps.database.dialect });
-    return tokenListing.page(qb, query, (r: TokenRow) => r);
+  /** A page of tokens, each as its JSON text, trigger URLs under `base`. */
+  list(p: Principal, query: ListQuery, base: string): Promise<ListResult<string>> {
+    const qb = tokenListing.filter(this.repo.selectTokenJson(this.db, p.organization.id, base), query, { dialect: this.deps.database.dialect });
+    return tokenListing.page(qb, query, (r: { json: string }) => r.json);
   }
 
   async get(p: Principal, id: string, db: Kysely<DB> = this.db): Promise<TokenRow> {
@@ -265,12 +266,14 @@ export class TrackingTokensService {
     });
   }
 
-  async timeline(p: Principal, id: string, query: ListQuery): Promise<ListResult<ExposureOut>> {
+  /** A page of a token's exposures, each as its JSON text. */
+  async timeline(p: Principal, id: string, query: ListQuery): Promise<ListResult<string>> {
+    // Read within the organization first: the exposures query then needs only the token.
     const token = await this.get(p, id);
-    const qb = exposureListing.filter(this.repo.selectExposures(this.db, p.organization.id, id), query, { dialect: this.deps.database.dialect });
+    const qb = exposureListing.filter(this.repo.selectExposureJson(this.db, token.id), query, { dialect: this.deps.database.dialect });
     // Unfiltered, the count is the token's exposure_count, kept in each exposure's transaction.
     const unfiltered = !['channel', 'occurred_after', 'occurred_before'].some((k) => given(query[k]));
-    return exposureListing.page(qb, query, presentExposure, unfiltered ? async () => Number(token.exposure_count) : undefined);
+    return exposureListing.page(qb, query, (r: { json: string }) => r.json, unfiltered ? async () => Number(token.exposure_count) : undefined);
   }
 
   countTokens(db: Kysely<DB>, orgId: string): Promise<number> {
