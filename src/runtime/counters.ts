@@ -46,6 +46,9 @@ interface Block {
   endsAt: number;
 }
 
+/** What to ask a store for when `left` hits of the window are not counted yet: a block, or one near the limit. */
+const blockWant = (left: number) => (left >= BLOCK_FLOOR ? Math.min(BLOCK_MAX, Math.floor(left / BLOCK_MAX)) : 1);
+
 /**
  * Hits counted ahead in blocks (HitOptions.countAhead) against a shared store that can count
  * several at once. The limit is never exceeded: a block is counted by the store when taken. What
@@ -94,9 +97,7 @@ export class BlockCounter {
         await inFlight.catch(() => {});
         continue;
       }
-      const left = current ? limit - (current.base + current.size) : limit;
-      const want = left >= BLOCK_FLOOR ? Math.min(BLOCK_MAX, Math.floor(left / BLOCK_MAX)) : 1;
-      const taking = this.take(key, limit, windowMs, want);
+      const taking = this.take(key, limit, windowMs, blockWant(current ? limit - (current.base + current.size) : limit));
       this.taking.set(key, taking);
       let taken: Take;
       try {
@@ -104,32 +105,30 @@ export class BlockCounter {
       } finally {
         this.taking.delete(key);
       }
-      const { granted, count, resetMs } = taken;
-      const endsAt = this.now() + resetMs;
-      if (granted === 0) {
-        this.blocks.set(key, { base: count, size: 0, used: 0, limit, endsAt });
-        return { count, allowed: false, resetMs };
-      }
-      this.blocks.set(key, { base: count - granted, size: granted, used: 1, limit, endsAt });
-      return { count: count - granted + 1, allowed: true, resetMs };
+      // This hit is the new block's first (none of a refusal's).
+      const fresh = this.blockOf(taken, limit, taken.granted === 0 ? 0 : 1);
+      this.blocks.set(key, fresh);
+      return { count: fresh.base + fresh.used, allowed: fresh.size > 0, resetMs: taken.resetMs };
     }
+  }
+
+  /** The block a store's answer gives, `used` of it spent. */
+  private blockOf({ granted, count, resetMs }: Take, limit: number, used: number): Block {
+    return { base: count - granted, size: granted, used, limit, endsAt: this.now() + resetMs };
   }
 
   /** Takes the block after `current` in the background; near the limit (one by one) it does not. */
   private prefetch(key: string, limit: number, windowMs: number, current: Block): void {
     const left = limit - (current.base + current.size);
     if (left < BLOCK_FLOOR) return;
-    const taking = this.take(key, limit, windowMs, Math.min(BLOCK_MAX, Math.floor(left / BLOCK_MAX))).then(
-      ({ granted, count, resetMs }) => {
-        this.ready.set(key, { base: count - granted, size: granted, used: 0, limit, endsAt: this.now() + resetMs });
-      },
-      // Nothing taken: the hit that needs a block takes one itself, and meets the error there.
-      () => {},
-    );
+    const taking = this.take(key, limit, windowMs, blockWant(left))
+      .then(
+        (taken) => void this.ready.set(key, this.blockOf(taken, limit, 0)),
+        // Nothing taken: the hit that needs a block takes one itself, and meets the error there.
+        () => {},
+      )
+      .finally(() => this.taking.delete(key));
     this.taking.set(key, taking);
-    void taking.finally(() => {
-      if (this.taking.get(key) === taking) this.taking.delete(key);
-    });
   }
 
   /** Drops what this process holds for the key (after a reset of the store's window). */
