@@ -7,15 +7,19 @@ import { type RawBuilder, sql } from 'kysely';
 export const pgIso = (column: string): RawBuilder<string> => sql.raw(pgIsoText(column));
 const pgIsoText = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
+/** A SQL value as JSON text: a JSON string (or number) for a value, `null` for NULL. */
+export const jsonQuote = (dialect: 'sqlite' | 'postgres', value: RawBuilder<unknown>): RawBuilder<string> =>
+  dialect === 'sqlite' ? sql<string>`json_quote(${value})` : sql<string>`coalesce(to_json(${value})::text, 'null')`;
+
 /** One field of a row written as JSON text by jsonObjectText (columns are trusted SQL, never input). */
 export type JsonField =
-  /** A text column (or uuid), as a JSON string or null; `optional`: the key is left out when null. */
+  /** A text column (or uuid, or an expression of them), as a JSON string or null; `optional`: the key is left out when null. */
   | { key: string; text: string; optional?: boolean }
   /** A timestamp column, as toISOString() writes it, or null. */
   | { key: string; time: string }
   /** A number column, or a column holding JSON text: spliced as it is (never null). */
   | { key: string; raw: string }
-  /** A JSON value the caller builds (never null); with `when`, the key is left out where that column is null. */
+  /** JSON text the caller builds (never null); with `when`, the key is left out where that column is null. */
   | { key: string; expr: RawBuilder<string>; when?: string };
 
 /**
@@ -24,19 +28,13 @@ export type JsonField =
  * jsonb would reorder them).
  */
 export function jsonObjectText(dialect: 'sqlite' | 'postgres', fields: readonly JsonField[]): RawBuilder<string> {
-  const quote = (e: string) => (dialect === 'sqlite' ? `json_quote(${e})` : `coalesce(to_json(${e})::text, 'null')`);
-  const parts: RawBuilder<unknown>[] = [];
-  fields.forEach((f, i) => {
-    const name = `'${i === 0 ? '{' : ','}"${f.key}":'`;
-    if ('text' in f) {
-      parts.push(sql.raw(f.optional ? `(case when ${f.text} is null then '' else ${name} || ${quote(f.text)} end)` : `${name} || ${quote(f.text)}`));
-    } else if ('time' in f) {
-      parts.push(sql.raw(`${name} || ${quote(dialect === 'sqlite' ? f.time : pgIsoText(f.time))}`));
-    } else if ('raw' in f) {
-      parts.push(sql.raw(`${name} || ${f.raw}`));
-    } else {
-      parts.push(f.when ? sql`(case when ${sql.raw(f.when)} is null then '' else ${sql.raw(name)} || ${f.expr} end)` : sql`${sql.raw(name)} || ${f.expr}`);
-    }
+  const parts = fields.map((f, i) => {
+    const name = sql.raw(`'${i === 0 ? '{' : ','}"${f.key}":'`);
+    if ('raw' in f) return sql`${name} || ${sql.raw(f.raw)}`;
+    if ('expr' in f) return f.when ? sql`(case when ${sql.raw(f.when)} is null then '' else ${name} || ${f.expr} end)` : sql`${name} || ${f.expr}`;
+    const column = 'time' in f ? (dialect === 'postgres' ? pgIsoText(f.time) : f.time) : f.text;
+    const value = jsonQuote(dialect, sql.raw(column));
+    return 'text' in f && f.optional ? sql`(case when ${sql.raw(f.text)} is null then '' else ${name} || ${value} end)` : sql`${name} || ${value}`;
   });
   return sql<string>`(${sql.join(parts, sql` || `)} || '}')`;
 }

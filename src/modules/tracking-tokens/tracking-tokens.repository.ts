@@ -1,6 +1,6 @@
 import { type Insertable, type Kysely, type RawBuilder, type Selectable, sql } from 'kysely';
 import type { Dialect } from '../../db/database.js';
-import { type JsonField, jsonObjectText } from '../../db/json.js';
+import { type JsonField, jsonObjectText, jsonQuote } from '../../db/json.js';
 import type { DB, TrackingTokenExposuresTable, TrackingTokensTable } from '../../db/schema.js';
 
 export type TokenRow = Selectable<TrackingTokensTable>;
@@ -32,7 +32,7 @@ function tokenJson(dialect: Dialect, base: string): RawBuilder<string> {
     { key: 'created_at', time: `${t}.created_at` },
     { key: 'updated_at', time: `${t}.updated_at` },
     // The optional fields last, as the serializer writes them for a single token.
-    { key: 'trigger_url', expr: dialect === 'sqlite' ? sql`json_quote(${url})` : sql`to_json(${url})::text`, when: `${t}.trigger_key` },
+    { key: 'trigger_url', expr: jsonQuote(dialect, url), when: `${t}.trigger_key` },
     ...(['redirect_url', 'username', 'password', 'api_key'] as const).map((c): JsonField => ({ key: c, text: `${t}.${c}`, optional: true })),
   ]);
 }
@@ -40,8 +40,10 @@ function tokenJson(dialect: Dialect, base: string): RawBuilder<string> {
 /** An exposure as the JSON text of ExposureSchema (as presentExposure shows it). */
 function exposureJson(dialect: Dialect): RawBuilder<string> {
   const e = 'tracking_token_exposures';
-  const q = (c: string) => (dialect === 'sqlite' ? `json_quote(${e}.${c})` : `to_json(${e}.${c})::text`);
-  const source = sql<string>`${sql.raw(`'{"id":' || ${q('leak_source_id')} || ',"name":' || ${dialect === 'sqlite' ? `json_quote(coalesce(${e}.leak_source_name, ''))` : `to_json(coalesce(${e}.leak_source_name, ''))::text`} || '}'`)}`;
+  const source = jsonObjectText(dialect, [
+    { key: 'id', text: `${e}.leak_source_id` },
+    { key: 'name', text: `coalesce(${e}.leak_source_name, '')` },
+  ]);
   return jsonObjectText(dialect, [
     { key: 'id', text: `${e}.id` },
     { key: 'token', text: `${e}.token_id` },
@@ -55,7 +57,12 @@ function exposureJson(dialect: Dialect): RawBuilder<string> {
 
 /** Every query of the tracking-token module. */
 export class TrackingTokensRepository {
-  constructor(private readonly dialect: Dialect) {}
+  /** The same for every request: built once. */
+  private readonly exposureJson: RawBuilder<string>;
+
+  constructor(private readonly dialect: Dialect) {
+    this.exposureJson = exposureJson(dialect);
+  }
 
   /** The organization's tokens, each as its JSON text (see tokenJson), in `json`. */
   selectTokenJson(db: Kysely<DB>, orgId: string, base: string) {
@@ -68,7 +75,7 @@ export class TrackingTokensRepository {
    * token's indexes alone.
    */
   selectExposureJson(db: Kysely<DB>, tokenId: string) {
-    return db.selectFrom('tracking_token_exposures').select(exposureJson(this.dialect).as('json')).where('tracking_token_exposures.token_id', '=', tokenId);
+    return db.selectFrom('tracking_token_exposures').select(this.exposureJson.as('json')).where('tracking_token_exposures.token_id', '=', tokenId);
   }
 
   selectTokens(db: Kysely<DB>, orgId: string) {
