@@ -18,8 +18,6 @@ export interface LoadOptions {
   method?: 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   headers?: Record<string, string>;
   body?: string;
-  /** Requests per second over all connections (autocannon only: wrk has no fixed rate). */
-  overallRate?: number;
 }
 
 export interface LoadFigures {
@@ -81,7 +79,8 @@ async function viaWrk(o: LoadOptions): Promise<LoadFigures> {
 }
 
 async function viaAutocannon(o: LoadOptions): Promise<LoadFigures> {
-  const r = await autocannon({ url: o.url, connections: o.connections, duration: o.duration, method: o.method, headers: o.headers, body: o.body, overallRate: o.overallRate });
+  // autocannon takes an option given as undefined for a value (`method: undefined` fails): only those set.
+  const r = await autocannon({ url: o.url, connections: o.connections, duration: o.duration, ...(o.method && { method: o.method }), ...(o.headers && { headers: o.headers }), ...(o.body !== undefined && { body: o.body }) });
   return {
     requests_per_sec: Math.round(r.requests.average),
     latency_p50_ms: r.latency.p50,
@@ -93,7 +92,7 @@ async function viaAutocannon(o: LoadOptions): Promise<LoadFigures> {
   };
 }
 
-/** One load of `o.duration` seconds, by wrk unless a fixed rate is asked for or wrk is missing. */
+/** One load of `o.duration` seconds, by wrk unless it is missing (a fixed rate needs autocannon itself). */
 export function drive(o: LoadOptions): Promise<LoadFigures> {
-  return useWrk() && o.overallRate === undefined ? viaWrk(o) : viaAutocannon(o);
+  return useWrk() ? viaWrk(o) : viaAutocannon(o);
 }
