@@ -30,6 +30,26 @@ export interface LoadFigures {
   /** Requests answered in all. */
   requests: number;
   loader: 'wrk' | 'autocannon';
+  /** wrk only: every latency seen, as [microseconds, requests] pairs, so that rounds can be merged. */
+  histogram?: Array<[number, number]>;
+}
+
+/**
+ * Percentiles (ms) over the requests of several loads together, not a mean of each load's own:
+ * one round's stall then weighs by its requests. Null when a load has no histogram (autocannon).
+ */
+export function mergedPercentiles(loads: Array<Pick<LoadFigures, 'histogram'>>, ps: number[]): number[] | null {
+  if (loads.some((l) => !l.histogram)) return null;
+  const counts = new Map<number, number>();
+  for (const l of loads) for (const [us, n] of l.histogram ?? []) counts.set(us, (counts.get(us) ?? 0) + n);
+  const sorted = [...counts].sort((a, b) => a[0] - b[0]);
+  const total = sorted.reduce((a, [, n]) => a + n, 0);
+  return ps.map((p) => {
+    const want = Math.ceil((p / 100) * total);
+    let seen = 0;
+    for (const [us, n] of sorted) if ((seen += n) >= want) return us / 1000;
+    return (sorted.at(-1)?.[0] ?? 0) / 1000;
+  });
 }
 
 let wrkPresent: boolean | undefined;
@@ -55,6 +75,10 @@ async function viaWrk(o: LoadOptions): Promise<LoadFigures> {
       '  local e = summary.errors',
       '  io.write(string.format("\\nWRK_JSON {\\"requests\\":%d,\\"duration_us\\":%d,\\"p50_us\\":%d,\\"p99_us\\":%d,\\"status\\":%d,\\"connect\\":%d,\\"read\\":%d,\\"write\\":%d,\\"timeout\\":%d}\\n",',
       '    summary.requests, summary.duration, latency:percentile(50), latency:percentile(99), e.status, e.connect, e.read, e.write, e.timeout))',
+      // Every non-empty latency bucket (µs, requests): latency(i) is wrk's i-th one.
+      '  local h = {}',
+      '  for i = 1, #latency do local us, n = latency(i); h[#h + 1] = string.format("%d %d", us, n) end',
+      '  io.write("WRK_HISTOGRAM " .. table.concat(h, ",") .. "\\n")',
       'end',
     ].join('\n'),
   );
@@ -75,6 +99,10 @@ async function viaWrk(o: LoadOptions): Promise<LoadFigures> {
     errors: r.connect + r.read + r.write + r.timeout,
     requests: r.requests,
     loader: 'wrk',
+    histogram: (/WRK_HISTOGRAM ([^\n]*)/.exec(out)?.[1] ?? '')
+      .split(',')
+      .filter(Boolean)
+      .map((pair) => pair.split(' ').map(Number) as [number, number]),
   };
 }
 
