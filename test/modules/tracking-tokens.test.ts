@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ExposureSchema, TrackingTokenSchema } from '../../src/modules/tracking-tokens/tracking-tokens.schemas.js';
+import { NO_TOKEN, TrackingTokensRepository } from '../../src/modules/tracking-tokens/tracking-tokens.repository.js';
 import { presentExposure } from '../../src/modules/tracking-tokens/tracking-tokens.service.js';
 import type { Role, User } from '../../src/modules/users/users.repository.js';
 import { buildTestApp, json, type TestApp, type TestOrg } from '../helpers/build-app.js';
@@ -87,6 +88,18 @@ describe('tracking tokens (API.md section 6)', () => {
     expect((await timeline(off.id)).count).toBe(0);
     const exposures = await t.db.selectFrom('tracking_token_exposures').select('token_id').execute();
     expect(exposures.filter((e) => [off.id, gone.id].includes(e.token_id))).toEqual([]);
+  });
+
+  it('looks up a live and an unknown key alike: one row of the same shape, the unknown one a disabled web_bug of no token', async () => {
+    const repo = new TrackingTokensRepository(t.app.deps.database.dialect);
+    const live = json(await create({ name: 'Looked-up bug', kind: 'web_bug' }));
+    const found = await repo.byTriggerKey(t.db, pathOf(live.trigger_url).split('/')[2]!);
+    const missed = await repo.byTriggerKey(t.db, 'B'.repeat(32));
+    expect(found).toMatchObject({ id: live.id, kind: 'web_bug', status: 'active', ignore_ips: '[]' });
+    expect(missed).toMatchObject({ ...NO_TOKEN });
+    expect(Object.keys(missed)).toEqual(Object.keys(found));
+    expect(Object.values(missed).map((v) => typeof v)).toEqual(Object.values(found).map((v) => typeof v));
+    expect(await t.db.selectFrom('tracking_tokens').select('id').where('id', '=', NO_TOKEN.id).execute()).toEqual([]);
   });
 
   it('records GET and HEAD, any path below the key, with the client fields trimmed, and the figures', async () => {

@@ -101,7 +101,7 @@ function ignoreList(entries: readonly string[]): string[] {
 }
 
 interface Hit {
-  token: TokenTarget | undefined;
+  token: TokenTarget;
   channel: Channel;
   client: ClientRequest;
   at: Date;
@@ -116,7 +116,7 @@ export class TrackingTokensService {
   private readonly queue: Hit[] = [];
   private draining?: Promise<void>;
   private log?: JobLog;
-  /** Per token (or 'none'), the hits this process saw in the current cap window. */
+  /** Per token (NO_TOKEN's id for every unknown key), the hits this process saw in the current cap window. */
   private readonly windows = new Map<string, { start: number; n: number }>();
 
   constructor(
@@ -291,7 +291,7 @@ export class TrackingTokensService {
     // A key no token can have (a NUL, which PostgreSQL refuses in text) is looked up as one that does not exist.
     const token = await this.repo.byTriggerKey(this.db, KEY_SHAPE.test(key) ? key : NO_KEY);
     this.offer({ token, channel: 'http', client, at: this.deps.clock() });
-    return token?.kind === 'redirect' ? token.redirect_url : null;
+    return token.kind === 'redirect' ? token.redirect_url : null;
   }
 
   /** The auth.loginAttempt hook: a login with a credential token's username. */
@@ -335,14 +335,14 @@ export class TrackingTokensService {
 
   /**
    * Records a hit when its token is active, its address not ignored and the token under its cap.
-   * A hit of no token (or a disabled one) takes the same steps up to the last, so that the two
-   * cost the same to the process answering both.
+   * A hit of no token (NO_TOKEN, a disabled one) takes the same steps up to the last, so that the
+   * two cost the same to the process answering both.
    */
   private async record({ token, channel, client, at }: Hit): Promise<void> {
-    const key = token?.id ?? 'none';
+    const key = token.id;
     const ip = canonicalIp(client.ip);
     // An ignored address (a scanner) takes no room under the cap.
-    if (ignored(ip, JSON.parse(token?.ignore_ips ?? '[]') as string[])) return;
+    if (ignored(ip, JSON.parse(token.ignore_ips) as string[])) return;
     // This process's own count first: past the cap, a flood costs nothing more than a map lookup.
     let window = this.windows.get(key);
     if (!window || at.getTime() - window.start >= CAP_WINDOW_MS) {
@@ -353,7 +353,7 @@ export class TrackingTokensService {
     if (++window.n > EXPOSURE_CAP) return;
     // The shared counters (memory, the cluster primary or Redis) hold the cap across processes.
     const { allowed } = await this.deps.counters.hit(`tracking:${key}`, EXPOSURE_CAP, CAP_WINDOW_MS);
-    if (!allowed || !token || token.status !== 'active') return;
+    if (!allowed || token.status !== 'active') return;
     const row: NewExposure = {
       id: this.deps.newId(),
       organization_id: token.organization_id,
