@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ExposureSchema, TrackingTokenSchema } from '../../src/modules/tracking-tokens/tracking-tokens.schemas.js';
 import { NO_TOKEN, TrackingTokensRepository } from '../../src/modules/tracking-tokens/tracking-tokens.repository.js';
 import { presentExposure } from '../../src/modules/tracking-tokens/tracking-tokens.service.js';
@@ -151,6 +151,26 @@ describe('tracking tokens (API.md section 6)', () => {
     await hit(pathOf(bug.trigger_url));
     await settled();
     expect((await timeline(bug.id)).count).toBe(61);
+  });
+
+  it('records the hits that wait together in one transaction, each token to its cap, with an event each', async () => {
+    const repo = new TrackingTokensRepository(t.app.deps.database.dialect);
+    const [a, b] = [json(await create({ name: 'Burst A', kind: 'web_bug' })), json(await create({ name: 'Burst B', kind: 'web_bug' }))];
+    const [ta, tb] = [await repo.byTriggerKey(t.db, pathOf(a.trigger_url).split('/')[2]!), await repo.byTriggerKey(t.db, pathOf(b.trigger_url).split('/')[2]!)];
+    const svc = t.services.trackingTokens as unknown as { offer(hit: object): void };
+    const transaction = vi.spyOn(t.db, 'transaction');
+    try {
+      // Offered in one turn of the event loop, as a burst of requests would be: one batch.
+      for (let i = 0; i < 75; i++) svc.offer({ token: i < 70 ? ta : tb, channel: 'http', client: { ip: '198.51.100.20', method: 'GET', url: `/t/x/${i}`, headers: {} }, at: t.clock.now() });
+      await settled();
+      expect(transaction).toHaveBeenCalledTimes(1);
+    } finally {
+      transaction.mockRestore();
+    }
+    expect([(await read(a.id)).exposure_count, (await read(b.id)).exposure_count]).toEqual([60, 5]);
+    const events = await t.db.selectFrom('events').select('data').where('type', '=', 'tracking_token.exposed').execute();
+    const tokens = events.map((e) => (JSON.parse(e.data) as { token: string }).token);
+    expect([tokens.filter((x) => x === a.id).length, tokens.filter((x) => x === b.id).length]).toEqual([60, 5]);
   });
 
   it('records a login with a credential token, answering exactly the ordinary 401', async () => {

@@ -316,11 +316,11 @@ export class TrackingTokensService {
 
   private async drain(): Promise<void> {
     try {
-      for (let hit = this.queue.shift(); hit; hit = this.queue.shift()) {
+      while (this.queue.length > 0) {
         try {
-          await this.record(hit);
+          await this.record(this.queue.splice(0, this.queue.length));
         } catch (err) {
-          this.log?.error({ err }, 'tracking token: an exposure could not be recorded');
+          this.log?.error({ err }, 'tracking token: exposures could not be recorded');
         }
       }
     } finally {
@@ -334,15 +334,39 @@ export class TrackingTokensService {
   }
 
   /**
-   * Records a hit when its token is active, its address not ignored and the token under its cap.
-   * A hit of no token (NO_TOKEN, a disabled one) takes the same steps up to the last, so that the
-   * two cost the same to the process answering both.
+   * Records the hits waiting, those admitted (see admit), in one transaction: a burst of hits
+   * writes once, so that worker processes of one SQLite file do not queue for its write lock
+   * once per hit (a queued writer's process stalls while it waits).
    */
-  private async record({ token, channel, client, at }: Hit): Promise<void> {
+  private async record(hits: Hit[]): Promise<void> {
+    const admitted = (await Promise.all(hits.map((hit) => this.admit(hit)))).filter((row) => row !== null);
+    if (admitted.length === 0) return;
+    await this.db.transaction().execute(async (trx) => {
+      const recorded: NewExposure[] = [];
+      for (const row of admitted) {
+        // The database's own count holds the cap over any 60 s, whatever window the counters had.
+        const since = new Date(Date.parse(row.occurred_at) - CAP_WINDOW_MS).toISOString();
+        if (!(await this.repo.countExposure(trx, row.token_id, row.occurred_at, since, EXPOSURE_CAP))) continue;
+        await this.repo.insertExposure(trx, row);
+        recorded.push(row);
+      }
+      await this.outbox.record(
+        trx,
+        recorded.map((row) => ({ organizationId: row.organization_id, type: 'tracking_token.exposed' as const, data: presentExposure(row as ExposureRow) })),
+      );
+    });
+  }
+
+  /**
+   * The exposure a hit makes when its token is active, its address not ignored and the token under
+   * its cap, else null. A hit of no token (NO_TOKEN, a disabled one) takes the same steps up to the
+   * last, so that the two cost the same to the process answering both.
+   */
+  private async admit({ token, channel, client, at }: Hit): Promise<NewExposure | null> {
     const key = token.id;
     const ip = canonicalIp(client.ip);
     // An ignored address (a scanner) takes no room under the cap.
-    if (ignored(ip, JSON.parse(token.ignore_ips) as string[])) return;
+    if (ignored(ip, JSON.parse(token.ignore_ips) as string[])) return null;
     // This process's own count first: past the cap, a flood costs nothing more than a map lookup.
     let window = this.windows.get(key);
     if (!window || at.getTime() - window.start >= CAP_WINDOW_MS) {
@@ -350,11 +374,11 @@ export class TrackingTokensService {
       window = { start: at.getTime(), n: 0 };
       this.windows.set(key, window);
     }
-    if (++window.n > EXPOSURE_CAP) return;
+    if (++window.n > EXPOSURE_CAP) return null;
     // The shared counters (memory, the cluster primary or Redis) hold the cap across processes.
     const { allowed } = await this.deps.counters.hit(`tracking:${key}`, EXPOSURE_CAP, CAP_WINDOW_MS);
-    if (!allowed || token.status !== 'active') return;
-    const row: NewExposure = {
+    if (!allowed || token.status !== 'active') return null;
+    return {
       id: this.deps.newId(),
       organization_id: token.organization_id,
       token_id: token.id,
@@ -369,13 +393,6 @@ export class TrackingTokensService {
       leak_source_id: null,
       leak_source_name: null,
     };
-    await this.db.transaction().execute(async (trx) => {
-      // The database's own count holds the cap over any 60 s, whatever window the counters had.
-      const since = new Date(at.getTime() - CAP_WINDOW_MS).toISOString();
-      if (!(await this.repo.countExposure(trx, token.id, row.occurred_at, since, EXPOSURE_CAP))) return;
-      await this.repo.insertExposure(trx, row);
-      await this.outbox.record(trx, [{ organizationId: token.organization_id, type: 'tracking_token.exposed', data: presentExposure(row as ExposureRow) }]);
-    });
   }
 
   /**
