@@ -17,6 +17,7 @@ import * as m0015 from './migrations/0015_tracking_tokens.js';
 import * as m0016 from './migrations/0016_webhooks.js';
 import * as m0017 from './migrations/0017_incident_status_severity_order.js';
 import * as m0018 from './migrations/0018_monitor_alert_counts.js';
+import * as m0019 from './migrations/0019_webhook_messages_due_per_webhook.js';
 
 /** Listed in code, not read from a folder, so they run the same from src/ (tsx) and dist/. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -38,6 +39,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0016_webhooks': m0016,
   '0017_incident_status_severity_order': m0017,
   '0018_monitor_alert_counts': m0018,
+  '0019_webhook_messages_due_per_webhook': m0019,
 };
 
 /** PostgreSQL: the connection's current schema (the one its search_path puts first). */

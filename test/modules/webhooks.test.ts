@@ -1,5 +1,6 @@
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { WebhooksRepository } from '../../src/modules/webhooks/webhooks.repository.js';
 import { send } from '../../src/modules/webhooks/webhooks.sender.js';
 import { MAX_ATTEMPTS, RETRY_DELAYS_S } from '../../src/modules/webhooks/webhooks.service.js';
 import type { Role, User } from '../../src/modules/users/users.repository.js';
@@ -209,6 +210,29 @@ describe('webhooks (API.md section 7)', () => {
     expect(receiver.received.filter((r) => r.path === '/elsewhere')).toEqual([]);
     expect(json(await t.as(m.admin, { method: 'GET', url: `/api/v1/webhooks/${hook.id}/deliveries/` })).results[0]).toMatchObject({ status_code: 302 });
     await t.as(m.admin, { method: 'DELETE', url: `/api/v1/webhooks/${hook.id}/` });
+  });
+
+  it('claims from the head of each webhook queue it has room for, oldest first, under a lease, and no further', async () => {
+    const [a, b] = [json(await register({ url: `${base}/claim-a`, events: ['ioc.created'] })), json(await register({ url: `${base}/claim-b`, events: ['ioc.created'] }))];
+    const repo = new WebhooksRepository(t.app.deps.database.dialect);
+    const at = (s: number) => new Date(t.clock.now().getTime() - 1000 * s).toISOString();
+    const message = (webhookId: string, n: number, secondsAgo: number, status = 'pending') => ({
+      id: t.app.deps.newId(), webhook_id: webhookId, event_id: t.app.deps.newId(), event_type: 'ioc.created', body: `{"n":${n}}`, status, next_attempt_at: at(secondsAgo), lease_until: null, created_at: at(secondsAgo), finished_at: null,
+    });
+    // A backlog of 40 on a, oldest first by number; b has 2, one of them not due yet; a delivered one is never taken.
+    const rows = [...Array.from({ length: 40 }, (_, i) => message(a.id, i, 100 - i)), message(b.id, 100, 5), message(b.id, 101, -60), message(b.id, 102, 200, 'delivered')];
+    await t.db.insertInto('webhook_messages').values(rows).execute();
+    const now = t.clock.now().toISOString();
+    const lease = new Date(t.clock.now().getTime() + 60_000).toISOString();
+    const first = await repo.claim(t.db, now, lease, [{ webhookId: a.id, room: 3 }, { webhookId: b.id, room: 16 }]);
+    expect(first.map((r) => r.body).sort()).toEqual(['{"n":0}', '{"n":100}', '{"n":1}', '{"n":2}']);
+    expect(first.every((r) => r.lease_until === lease)).toBe(true);
+    // Leased rows are not taken again; the next claim goes on down a's queue.
+    const second = await repo.claim(t.db, now, lease, [{ webhookId: a.id, room: 2 }, { webhookId: b.id, room: 16 }]);
+    expect(second.map((r) => r.body).sort()).toEqual(['{"n":3}', '{"n":4}']);
+    expect(await repo.claim(t.db, now, lease, [])).toEqual([]);
+    await t.db.deleteFrom('webhook_messages').where('webhook_id', 'in', [a.id, b.id]).execute();
+    for (const id of [a.id, b.id]) await t.as(m.admin, { method: 'DELETE', url: `/api/v1/webhooks/${id}/` });
   });
 
   it('delivers to others while one receiver hangs', async () => {

@@ -1,4 +1,4 @@
-import type { Insertable, Kysely, Selectable } from 'kysely';
+import type { ExpressionBuilder, Insertable, Kysely, Selectable } from 'kysely';
 import type { DB, WebhookAttemptsTable, WebhookMessagesTable, WebhooksTable } from '../../db/schema.js';
 import type { Dialect } from '../../db/database.js';
 
@@ -52,36 +52,36 @@ export class WebhooksRepository {
     }
   }
 
-  /**
-   * Takes up to `limit` due messages (not of `busy` webhooks) under a lease until `leaseUntil`.
-   * PostgreSQL: FOR UPDATE SKIP LOCKED, so nodes claiming at once take different rows; SQLite has
-   * one writer, and the update re-checks the lease.
-   */
-  async claim(db: Kysely<DB>, now: string, leaseUntil: string, limit: number, busy: string[]): Promise<MessageRow[]> {
-    let due = db
-      .selectFrom('webhook_messages')
-      .select('id')
-      .where('status', '=', 'pending')
-      .where('next_attempt_at', '<=', now)
-      .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
-      .orderBy('next_attempt_at')
-      .limit(limit);
-    if (busy.length) due = due.where('webhook_id', 'not in', busy);
-    // Messages of a disabled webhook wait: set active again, it receives them.
-    due = due.where('webhook_id', 'in', db.selectFrom('webhooks').select('id').where('is_active', '=', true));
-    if (this.dialect === 'postgres') due = due.forUpdate().skipLocked();
-    return db
-      .updateTable('webhook_messages')
-      .set({ lease_until: leaseUntil })
-      .where('id', 'in', due)
-      .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
-      .returningAll()
-      .execute();
+  /** The ids of the active webhooks: the queues the delivery worker claims from. */
+  async activeIds(db: Kysely<DB>): Promise<string[]> {
+    return (await db.selectFrom('webhooks').select('id').where('is_active', '=', true).execute()).map((r) => r.id);
   }
 
-  /** Gives a claimed message back, due at once. */
-  async release(db: Kysely<DB>, id: string): Promise<void> {
-    await db.updateTable('webhook_messages').set({ lease_until: null }).where('id', '=', id).execute();
+  /**
+   * Takes due messages under a lease until `leaseUntil`: of each webhook named, up to its room, the
+   * longest due first. Each webhook's queue is read from its head (webhook_messages_pending_idx),
+   * never a backlog of others. PostgreSQL: FOR UPDATE SKIP LOCKED, so nodes claiming at once take
+   * different rows; SQLite has one writer, and the update re-checks the lease.
+   */
+  async claim(db: Kysely<DB>, now: string, leaseUntil: string, rooms: ReadonlyArray<{ webhookId: string; room: number }>): Promise<MessageRow[]> {
+    if (rooms.length === 0) return [];
+    const notLeased = (eb: ExpressionBuilder<DB, 'webhook_messages'>) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]);
+    const heads = rooms.map(({ webhookId, room }) => {
+      let head = db
+        .selectFrom('webhook_messages')
+        .select('id')
+        .where('webhook_id', '=', webhookId)
+        .where('status', '=', 'pending')
+        .where('next_attempt_at', '<=', now)
+        .where(notLeased)
+        .orderBy('next_attempt_at')
+        .limit(room);
+      if (this.dialect === 'postgres') head = head.forUpdate().skipLocked();
+      // Wrapped: a branch of a union cannot have its own ORDER BY and LIMIT.
+      return db.selectFrom(head.as('head')).select('head.id');
+    });
+    const due = heads.slice(1).reduce((all, head) => all.unionAll(head), heads[0]!);
+    return db.updateTable('webhook_messages').set({ lease_until: leaseUntil }).where('id', 'in', due).where(notLeased).returningAll().execute();
   }
 
   async logAttempt(db: Kysely<DB>, row: Insertable<WebhookAttemptsTable>): Promise<void> {

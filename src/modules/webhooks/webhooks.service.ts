@@ -22,6 +22,8 @@ export const MAX_ATTEMPTS = RETRY_DELAYS_S.length + 1;
 export const DISABLE_AFTER = 50;
 const GLOBAL_CONCURRENCY = 128;
 const PER_WEBHOOK_CONCURRENCY = 16;
+/** Webhook queues read by one claim (one indexed read each); the next claim starts where it stopped. */
+const MAX_QUEUES_PER_CLAIM = 64;
 /** Longer than a delivery can take (10 s): a claimed message whose worker died is taken again after it. */
 const LEASE_MS = 60_000;
 const ROTATION_OVERLAP_MS = 24 * 3600 * 1000;
@@ -84,6 +86,7 @@ export class WebhooksService {
     onWake: () => this.slotFreed?.(),
   });
   private readonly inflight = new Map<string, number>();
+  private claims = 0;
   private active = 0;
   private slotFreed?: () => void;
   /** Finished deliveries whose outcome is not written yet (see flushResults). */
@@ -265,20 +268,13 @@ export class WebhooksService {
     const running = new Set<Promise<void>>();
     for (;;) {
       if (this.loop.stopping) break;
-      const room = GLOBAL_CONCURRENCY - this.active;
-      const busy = [...this.inflight].filter(([, n]) => n >= PER_WEBHOOK_CONCURRENCY).map(([id]) => id);
-      const claimed = room > 0 ? await this.repo.claim(this.db, this.now(), new Date(this.deps.clock().getTime() + LEASE_MS).toISOString(), room, busy) : [];
+      const claimed = await this.claim();
       const hooks = new Map((claimed.length ? await this.repo.byIds(this.db, [...new Set(claimed.map((m) => m.webhook_id))]) : []).map((w) => [w.id, w]));
       for (const m of claimed) {
         const w = hooks.get(m.webhook_id);
         if (!w) continue;
-        const n = this.inflight.get(m.webhook_id) ?? 0;
-        if (n >= PER_WEBHOOK_CONCURRENCY) {
-          // More of one webhook than its bound in this claim: back to the queue for the next turn.
-          await this.repo.release(this.db, m.id);
-          continue;
-        }
-        this.inflight.set(m.webhook_id, n + 1);
+        // Never past the bound: the claim asked for each webhook's room alone.
+        this.inflight.set(m.webhook_id, (this.inflight.get(m.webhook_id) ?? 0) + 1);
         this.active++;
         const job = this.deliver(m, w)
           .catch((err) => this.loop.log?.error({ err }, 'webhook delivery failed unexpectedly; it will be retried'))
@@ -309,6 +305,26 @@ export class WebhooksService {
       });
     }
     await Promise.all(running);
+  }
+
+  /**
+   * Due messages for the free slots: each active webhook below its bound gets up to its room, in
+   * turn (the starting webhook moves each claim, so that with more webhooks than slots all are served).
+   */
+  private async claim(): Promise<MessageRow[]> {
+    let room = GLOBAL_CONCURRENCY - this.active;
+    if (room <= 0) return [];
+    const ids = await this.repo.activeIds(this.db);
+    const rooms: Array<{ webhookId: string; room: number }> = [];
+    const start = ids.length ? this.claims++ % ids.length : 0;
+    for (let i = 0; i < ids.length && room > 0 && rooms.length < MAX_QUEUES_PER_CLAIM; i++) {
+      const webhookId = ids[(start + i) % ids.length]!;
+      const free = Math.min(room, PER_WEBHOOK_CONCURRENCY - (this.inflight.get(webhookId) ?? 0));
+      if (free <= 0) continue;
+      rooms.push({ webhookId, room: free });
+      room -= free;
+    }
+    return this.repo.claim(this.db, this.now(), new Date(this.deps.clock().getTime() + LEASE_MS).toISOString(), rooms);
   }
 
   private async deliver(m: MessageRow, w: WebhookRow): Promise<void> {
