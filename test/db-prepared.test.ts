@@ -1,5 +1,5 @@
 import { type Kysely, sql } from 'kysely';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import { createDatabase, pgTimestampToIso } from '../src/db/database.js';
 import { prepared } from '../src/db/prepared.js';
@@ -110,6 +110,34 @@ describe('queries compiled once (db/prepared.ts)', () => {
       expect(await t.db.transaction().execute((trx) => byId(trx, org.id, b))).toEqual([{ id: b, title: 'second' }]);
       const transformed = prepared((db: Kysely<DB>, title: string) => db.selectFrom('incidents').select('id').where('title', 'like', `%${title}%`));
       await expect(transformed(t.db, 'first')).rejects.toThrow(/not bound as plain values/);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('reads at once on SQLite outside a transaction, and never inside another caller\'s open transaction', async () => {
+    const t = await buildTestApp();
+    try {
+      const org = await t.createOrg('enterprise', 'direct');
+      const nameOf = prepared((db: Kysely<DB>, orgId: string) => db.selectFrom('organizations').select('name').where('id', '=', orgId));
+      const viaKysely = vi.spyOn(t.db, 'executeQuery');
+      expect(await nameOf(t.db, org.id)).toEqual([{ name: 'direct' }]);
+      // SQLite runs it on the connection; PostgreSQL through Kysely as before.
+      expect(viaKysely).toHaveBeenCalledTimes(t.app.deps.database.dialect === 'sqlite' ? 0 : 1);
+      viaKysely.mockRestore();
+      // A read while a transaction (later rolled back) holds the connection must not see its change.
+      let read: Promise<unknown> | undefined;
+      const rolledBack = await t.db
+        .transaction()
+        .execute(async (trx) => {
+          await trx.updateTable('organizations').set({ name: 'never committed' }).where('id', '=', org.id).execute();
+          read = nameOf(t.db, org.id);
+          await new Promise((resolve) => setImmediate(resolve));
+          throw new Error('rolled back');
+        })
+        .catch((err: Error) => err.message);
+      expect(rolledBack).toBe('rolled back');
+      expect(await read).toEqual([{ name: 'direct' }]);
     } finally {
       await t.close();
     }
