@@ -494,6 +494,9 @@ const scenarios: Record<string, () => Promise<Result[]>> = {
   async webhooks() {
     const latencies: number[] = [];
     const byPath = new Map<string, number>();
+    // Each (webhook, webhook-id) once: a message delivered twice would show here.
+    const seen = new Set<string>();
+    let duplicates = 0;
     let hang = false;
     const receiver = http.createServer((req, res) => {
       let body = '';
@@ -501,6 +504,9 @@ const scenarios: Record<string, () => Promise<Result[]>> = {
       req.on('end', () => {
         if (req.url === '/hang' && hang) return; // never answered: the sender's 10 s timeout ends it
         const { timestamp } = JSON.parse(body) as { timestamp: string };
+        const key = `${req.url} ${String(req.headers['webhook-id'])}`;
+        if (seen.has(key)) duplicates++;
+        seen.add(key);
         latencies.push(Date.now() - Date.parse(timestamp));
         byPath.set(req.url ?? '', (byPath.get(req.url ?? '') ?? 0) + 1);
         res.writeHead(200).end();
@@ -529,18 +535,21 @@ const scenarios: Record<string, () => Promise<Result[]>> = {
         for (const path of hooks) ids.push((await api('POST', '/webhooks/', { url: `${hookBase}${path}`, events: ['incident.created'] })).id);
         latencies.length = 0;
         byPath.clear();
+        duplicates = 0;
         // Events made: counted by the API (autocannon leaves out the requests still in flight at its end).
         const incidents = async () => (await api('GET', '/incidents/?page_size=1')).count as number;
         const before = await incidents();
         const r = await autocannon({ ...post, connections: 16, duration: seconds, overallRate: eventRate });
-        const expected = (await incidents()) - before;
+        let expected = (await incidents()) - before;
         const wanted = hooks.filter((h) => h !== '/hang');
         const deadline = Date.now() + 60_000;
         while (wanted.some((h) => (byPath.get(h) ?? 0) < expected) && Date.now() < deadline) await new Promise((res) => setTimeout(res, 100));
+        // Requests still in flight when the load ended made events too: counted again once all is delivered.
+        expected = (await incidents()) - before;
         latencies.sort((a, b) => a - b);
         const q = (f: number) => latencies[Math.min(latencies.length - 1, Math.floor(f * latencies.length))] ?? 0;
         const delivered = wanted.reduce((n, h) => n + (byPath.get(h) ?? 0), 0);
-        console.log(`${label}: ${expected} events in ${seconds} s (${Math.round(expected / seconds)}/s), ${delivered} of ${expected * wanted.length} deliveries to the answering webhooks; event to delivery p50 ${q(0.5)} ms, p99 ${q(0.99)} ms, max ${q(1)} ms`);
+        console.log(`${label}: ${expected} events in ${seconds} s (${Math.round(expected / seconds)}/s), ${delivered} of ${expected * wanted.length} deliveries to the answering webhooks (${duplicates} twice); event to delivery p50 ${q(0.5)} ms, p99 ${q(0.99)} ms, max ${q(1)} ms`);
         results.push({ scenario: `${label} (event to delivery)`, requests_per_sec: Math.round(delivered / seconds), latency_p50_ms: q(0.5), latency_p99_ms: q(0.99), non_2xx: r.non2xx, errors: expected * wanted.length - delivered });
         for (const id of ids) await api('DELETE', `/webhooks/${id}/`);
       };
