@@ -137,17 +137,8 @@ export class TrackingTokensRepository {
       .selectFrom('tracking_tokens')
       .select([...TARGET, sql.lit(0).as('miss')])
       .where('trigger_key', '=', key)
-      .unionAll(
-        db.selectNoFrom([
-          sql.lit(NO_TOKEN.id).as('id'),
-          sql.lit(NO_TOKEN.organization_id).as('organization_id'),
-          sql.lit(NO_TOKEN.kind).as('kind'),
-          sql.lit(NO_TOKEN.status).as('status'),
-          sql.lit(null).as('redirect_url'),
-          sql.lit(NO_TOKEN.ignore_ips).as('ignore_ips'),
-          sql.lit(1).as('miss'),
-        ]),
-      )
+      // A union pairs columns by position: NO_TOKEN's values in TARGET's order, as the first branch selects them.
+      .unionAll(db.selectNoFrom([...TARGET.map((c) => sql.lit(NO_TOKEN[c]).$castTo<string>().as(c)), sql.lit(1).as('miss')]))
       .orderBy('miss')
       .limit(1),
   );
