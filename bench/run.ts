@@ -25,6 +25,7 @@ import autocannon from 'autocannon';
 import { CompiledQuery } from 'kysely';
 import { loadConfig } from '../src/config.js';
 import { createDeps } from '../src/deps.js';
+import { MonitoringRepository } from '../src/modules/monitoring/monitoring.repository.js';
 import { freePort } from '../test/helpers/free-port.js';
 import { hostReference } from './host-speed.js';
 import { drive, type LoadOptions, mergedPercentiles, useWrk } from './wrk.js';
@@ -382,18 +383,17 @@ const scenarios: Record<string, () => Promise<Result[]>> = {
         const severities = ['low', 'medium', 'high', 'critical'];
         const base = Date.now() - 90 * 86_400_000;
         const orgId = domainMonitor.created_by ? (await sdb.selectFrom('users').select('organization_id').where('id', '=', domainMonitor.created_by).executeTakeFirstOrThrow()).organization_id : '';
+        // Written as the matcher writes them (each keeping its record's JSON), without their events.
+        const alerts = new MonitoringRepository(seedDeps.database.dialect);
         for (let i = 0; i < ids.length; i += 1000) {
-          await sdb
-            .insertInto('monitor_alerts')
-            .values(
-              ids.slice(i, i + 1000).map((id, j) => {
-                const k = i + j;
-                const at = new Date(base + k * 60_000).toISOString();
-                return { id: seedDeps.newId(), organization_id: orgId, monitor_id: domainMonitor.id, leak_record_id: id, matched_term: `bench-${k}`, matched_field: 'domain', severity: severities[k % 4] as string, status: statuses[Math.floor(k / 4) % 4] as string, note: '', incident_id: null, created_at: at, updated_at: at };
-              }),
-            )
-            .onConflict((oc) => oc.doNothing())
-            .execute();
+          await alerts.insertAlerts(
+            sdb,
+            ids.slice(i, i + 1000).map((id, j) => {
+              const k = i + j;
+              const at = new Date(base + k * 60_000).toISOString();
+              return { id: seedDeps.newId(), organization_id: orgId, monitor_id: domainMonitor.id, leak_record_id: id, matched_term: `bench-${k}`, matched_field: 'domain', severity: severities[k % 4] as string, status: statuses[Math.floor(k / 4) % 4] as string, note: '', incident_id: null, created_at: at, updated_at: at };
+            }),
+          );
         }
         // As autovacuum would soon after so many inserts: the count reads the index alone.
         if (seedDeps.database.dialect === 'postgres') await sdb.executeQuery(CompiledQuery.raw('vacuum analyze monitor_alerts'));

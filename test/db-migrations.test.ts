@@ -305,4 +305,27 @@ describe('data migrations', () => {
     expect(await found({ domain: 'sparse.example' })).toBe(2);
     expect(await leaks.passwordRange(sha1Hex('hunter22').slice(0, 5))).toContain(`${sha1Hex('hunter22').slice(5)}:1`);
   });
+
+  it("0020 gives each alert its record's JSON, as GET /leaks/records/<id>/ shows the record", async () => {
+    const source = { id: '00000000-0000-7000-8000-0000000000c1', name: 'Dump 0020' };
+    const { db, leaks, actor } = await beforeMigration('0020', source);
+    await leaks.ingest(source.id, [{ index: 0, value: { email: 'a@m0020.example', password: 'pw-0020', extra: { k: 'v' }, leaked_at: '2025-01-02T03:04:05.678Z' } }, { index: 1, value: { username: 'bare-0020' } }], actor);
+    const at = new Date().toISOString();
+    const org = '00000000-0000-7000-8000-0000000000c2';
+    const monitor = '00000000-0000-7000-8000-0000000000c3';
+    await db.insertInto('organizations').values({ id: org, name: 'org0020', plan: 'starter', created_at: at, updated_at: at }).execute();
+    await db.insertInto('monitors').values({ id: monitor, organization_id: org, name: 'm', description: '', type: 'keyword', terms: '["0020"]', severity: 'high', status: 'active', created_by: null, created_at: at, updated_at: at }).execute();
+    const records = await db.selectFrom('leak_records').select('id').orderBy('id').execute();
+    expect(records).toHaveLength(2);
+    for (const [i, r] of records.entries()) {
+      await db
+        .insertInto('monitor_alerts')
+        .values({ id: `00000000-0000-7000-8000-0000000000d${i}`, organization_id: org, monitor_id: monitor, leak_record_id: r.id, matched_term: '0020', matched_field: 'email', severity: 'high', status: 'new', note: '', created_at: at, updated_at: at })
+        .execute();
+    }
+    expect(await migrateToLatest(db)).toContain('0020_monitor_alert_record_json');
+    const kept = await db.selectFrom('monitor_alerts').select(['leak_record_id', 'record_json']).execute();
+    expect(kept).toHaveLength(2);
+    for (const k of kept) expect(JSON.parse(k.record_json)).toEqual(JSON.parse(await leaks.getRecord(k.leak_record_id)));
+  });
 });

@@ -239,6 +239,8 @@ export interface MonitorAlertsTable {
   status: string;
   note: string;
   incident_id: string | null;
+  /** The leak record's JSON text, as LeakRecordSchema shows it (migration 0020). */
+  record_json: string;
   version: Generated<number>;
   created_at: string;
   updated_at: string;

@@ -19,6 +19,12 @@ export type InsertedRecord = NormalisedRecord & { id: string; source_id: string 
  */
 export type IngestHook = (trx: Kysely<DB>, records: InsertedRecord[], source: { id: string; name: string }) => Promise<{ alerts: number; exposures: number }>;
 
+/**
+ * Called in the transaction that renames a leak source: the monitoring module rewrites the record
+ * JSON its alerts keep (the source's name is part of it), so that no alert shows the old name.
+ */
+export type SourceRenamedHook = (trx: Kysely<DB>, source: { id: string; name: string }) => Promise<void>;
+
 /** Per-organization figures shown in /leaks/stats/ that belong to the monitoring module. */
 export type OrgLeakFigures = (db: Kysely<DB>, orgId: string) => Promise<{ monitors: number; alerts_open: number; alerts_last_30_days: number }>;
 
@@ -58,6 +64,8 @@ export interface AppHooks {
   'events.recorded': EventsRecordedHook;
   /** Published by leaks: each batch of records stored, in its transaction. */
   'leaks.ingested': IngestHook;
+  /** Published by leaks: a source renamed, in its transaction. */
+  'leaks.sourceRenamed': SourceRenamedHook;
   /** Published by leaks: the organization's figures in GET /leaks/stats/ (the first handler answers; zeros without one). */
   'leaks.organizationFigures': OrgLeakFigures;
   /** Published by organizations: one figure of GET /organization/usage/ (0 when no handler owns it). */

@@ -283,6 +283,25 @@ describe('monitors (API.md section 4)', () => {
       }
     });
 
+    it("shows each alert's record as GET /leaks/records/<id>/ does, its source's new name too once renamed", async () => {
+      const src = json(await t.as(staff, { method: 'POST', url: '/api/v1/leaks/sources/', payload: { name: 'Before the rename' } }));
+      const mon = json(await create({ name: 'Renamed source', type: 'domain', terms: ['renamed-source.example'] }));
+      await t.as(staff, { method: 'POST', url: `/api/v1/leaks/sources/${src.id}/records/`, payload: [{ email: 'r@renamed-source.example', password: 'pw-renamed-1', extra: { k: 'v' } }] });
+      const shown = async () => {
+        const listed = json(await t.as(m.viewer, { method: 'GET', url: `/api/v1/monitoring/alerts/?monitor=${mon.id}` })).results;
+        expect(listed).toHaveLength(1);
+        const alone = json(await t.as(m.viewer, { method: 'GET', url: `/api/v1/monitoring/alerts/${listed[0].id}/` }));
+        const record = json(await t.as(staff, { method: 'GET', url: `/api/v1/leaks/records/${listed[0].leak_record.id}/` }));
+        expect(listed[0].leak_record).toEqual(record);
+        expect(alone.leak_record).toEqual(record);
+        return record.source.name as string;
+      };
+      expect(await shown()).toBe('Before the rename');
+      const renamed = await t.as(staff, { method: 'PATCH', url: `/api/v1/leaks/sources/${src.id}/`, payload: { name: 'After the rename' }, headers: { 'if-match': '"1"' } });
+      expect(renamed.statusCode).toBe(200);
+      expect(await shown()).toBe('After the rename');
+    });
+
     it('keeps alert_count, alerts_open and the alert list counts true to the alerts through every change, folded or not', async () => {
       const repo = new MonitoringRepository(t.app.deps.database.dialect);
       const other = json(await t.as(staff, { method: 'POST', url: '/api/v1/leaks/sources/', payload: { name: 'Counted dump' } })).id as string;

@@ -147,6 +147,7 @@ export class LeaksService {
       const set: Record<string, unknown> = { ...patch, updated_at: this.now() };
       if (patch.data_classes !== undefined) set.data_classes = JSON.stringify(patch.data_classes);
       await this.repo.updateSource(trx, id, set);
+      if (changes.name) for (const hook of this.hooks.of('leaks.sourceRenamed')) await hook(trx, { id, name: String(patch.name) });
       await this.audit.recordAs(trx, actor, { action: 'leak_source.updated', targetType: 'leak_source', targetId: id, changes });
       return this.getSource(id, trx);
     });

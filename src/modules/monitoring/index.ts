@@ -26,6 +26,7 @@ export function createMonitoringModule(
   ctx.hooks.on('organizations.usage', async (db, orgId, key) => (key === 'monitors' ? service.countMonitors(db, orgId) : undefined));
   ctx.hooks.on('leaks.organizationFigures', (db, orgId) => service.organizationFigures(db, orgId));
   ctx.hooks.on('leaks.ingested', (trx, records) => service.raiseAlerts(trx, records));
+  ctx.hooks.on('leaks.sourceRenamed', (trx, source) => service.sourceRenamed(trx, source.id));
   return {
     name: 'monitoring',
     service,

@@ -1,7 +1,7 @@
 import { type Insertable, type Kysely, type RawBuilder, type Selectable, sql } from 'kysely';
-import { pgIso } from '../../db/json.js';
+import { jsonObjectText } from '../../db/json.js';
 import type { Dialect } from '../../db/database.js';
-import { RECORD_JSON, RECORD_JSON_PG_VALUE } from '../leaks/index.js';
+import { RECORD_JSON } from '../leaks/index.js';
 import type { DB, MonitorAlertsTable, MonitorsTable } from '../../db/schema.js';
 import type { ActiveMonitor } from './monitoring.matcher.js';
 
@@ -18,42 +18,63 @@ export type MonitorWithFigures = MonitorRow & { alert_count: number | string; al
 export type AlertRow = Selectable<MonitorAlertsTable> & { monitor_name: string; record_json: string };
 
 /**
- * An alert as the JSON text of AlertSchema (as presentAlert shows it), its leak record included,
- * written by the database: a page of alerts reaches the response without being decoded and encoded
- * again row by row. test/modules/monitoring.test.ts holds it to presentAlert, field by field.
+ * An alert as the JSON text of AlertSchema (as presentAlert shows it), its leak record's JSON as
+ * the alert keeps it (migration 0020), written by the database by concatenation: a page of alerts
+ * reaches the response without being decoded and encoded again row by row, and without joining
+ * each alert to its record. test/modules/monitoring.test.ts holds it to presentAlert, field by field.
  */
-const ALERT_JSON: Record<Dialect, RawBuilder<string>> = {
-  postgres: sql<string>`json_build_object('id', monitor_alerts.id, 'monitor', json_build_object('id', monitor_alerts.monitor_id, 'name', monitors.name),
-    'severity', monitor_alerts.severity, 'status', monitor_alerts.status, 'matched_term', monitor_alerts.matched_term,
-    'matched_field', monitor_alerts.matched_field, 'leak_record', ${RECORD_JSON_PG_VALUE}, 'incident', monitor_alerts.incident_id,
-    'note', monitor_alerts.note, 'created_at', ${pgIso('monitor_alerts.created_at')}, 'updated_at', ${pgIso('monitor_alerts.updated_at')})::text`,
-  sqlite: sql<string>`json_object('id', monitor_alerts.id, 'monitor', json_object('id', monitor_alerts.monitor_id, 'name', monitors.name),
-    'severity', monitor_alerts.severity, 'status', monitor_alerts.status, 'matched_term', monitor_alerts.matched_term,
-    'matched_field', monitor_alerts.matched_field, 'leak_record', ${RECORD_JSON.sqlite}, 'incident', monitor_alerts.incident_id,
-    'note', monitor_alerts.note, 'created_at', monitor_alerts.created_at, 'updated_at', monitor_alerts.updated_at)`,
-};
+const alertJson = (dialect: Dialect) =>
+  jsonObjectText(dialect, [
+    { key: 'id', text: 'monitor_alerts.id' },
+    { key: 'monitor', expr: jsonObjectText(dialect, [{ key: 'id', text: 'monitor_alerts.monitor_id' }, { key: 'name', text: 'monitors.name' }]) },
+    { key: 'severity', text: 'monitor_alerts.severity' },
+    { key: 'status', text: 'monitor_alerts.status' },
+    { key: 'matched_term', text: 'monitor_alerts.matched_term' },
+    { key: 'matched_field', text: 'monitor_alerts.matched_field' },
+    { key: 'leak_record', raw: 'monitor_alerts.record_json' },
+    { key: 'incident', text: 'monitor_alerts.incident_id' },
+    { key: 'note', text: 'monitor_alerts.note' },
+    { key: 'created_at', time: 'monitor_alerts.created_at' },
+    { key: 'updated_at', time: 'monitor_alerts.updated_at' },
+  ]);
+
+/** The JSON text of the record `recordId` (a value or a column), as an alert keeps it in record_json. */
+const recordJsonOf = (dialect: Dialect, recordId: RawBuilder<unknown>) =>
+  sql<string>`(select ${RECORD_JSON[dialect]} from leak_records inner join leak_sources on leak_sources.id = leak_records.source_id where leak_records.id = ${recordId})`;
 
 /** Every query of the monitoring module. */
 export class MonitoringRepository {
-  constructor(private readonly dialect: Dialect) {}
+  private readonly alertJson: RawBuilder<string>;
 
-  /** Alerts joined to their monitors, leak records and sources: what an alert shows. */
+  constructor(private readonly dialect: Dialect) {
+    this.alertJson = alertJson(dialect);
+  }
+
+  /** Alerts joined to their monitors: what an alert shows (its leak record's JSON it keeps). */
   private joined(db: Kysely<DB>) {
-    return db
-      .selectFrom('monitor_alerts')
-      .innerJoin('monitors', 'monitors.id', 'monitor_alerts.monitor_id')
-      .innerJoin('leak_records', 'leak_records.id', 'monitor_alerts.leak_record_id')
-      .innerJoin('leak_sources', 'leak_sources.id', 'leak_records.source_id');
+    return db.selectFrom('monitor_alerts').innerJoin('monitors', 'monitors.id', 'monitor_alerts.monitor_id');
   }
 
-  /** Alerts, each with its monitor's name and its leak record as JSON text. */
+  /** Alerts, each with its monitor's name. */
   private alerts(db: Kysely<DB>) {
-    return this.joined(db).selectAll('monitor_alerts').select(['monitors.name as monitor_name', RECORD_JSON[this.dialect].as('record_json')]);
+    return this.joined(db).selectAll('monitor_alerts').select('monitors.name as monitor_name');
   }
 
-  /** The organization's alerts, each as its JSON text (ALERT_JSON) in `json`, for a page of the list. */
+  /** The organization's alerts, each as its JSON text (see alertJson) in `json`, for a page of the list. */
   selectAlertJson(db: Kysely<DB>, orgId: string) {
-    return this.joined(db).select(ALERT_JSON[this.dialect].as('json')).where('monitor_alerts.organization_id', '=', orgId);
+    return this.joined(db).select(this.alertJson.as('json')).where('monitor_alerts.organization_id', '=', orgId);
+  }
+
+  /**
+   * After a leak source's rename: the record JSON its records' alerts keep, written again (in the
+   * rename's transaction, so that no alert shows the old name once it commits).
+   */
+  async rewriteRecordJson(db: Kysely<DB>, sourceId: string): Promise<void> {
+    await db
+      .updateTable('monitor_alerts')
+      .set({ record_json: recordJsonOf(this.dialect, sql.ref('monitor_alerts.leak_record_id')) })
+      .where('leak_record_id', 'in', (eb) => eb.selectFrom('leak_records').select('id').where('source_id', '=', sourceId))
+      .execute();
   }
 
   /** The organization's alerts, without their monitors and records (to count them). */
@@ -187,12 +208,12 @@ export class MonitoringRepository {
   }
 
   /** Inserts alerts, skipping those already raised (same monitor, record and term); the ids of the new ones. */
-  async insertAlerts(db: Kysely<DB>, rows: Array<Insertable<MonitorAlertsTable>>): Promise<string[]> {
+  async insertAlerts(db: Kysely<DB>, rows: Array<Omit<Insertable<MonitorAlertsTable>, 'record_json'>>): Promise<string[]> {
     const inserted: string[] = [];
     for (let i = 0; i < rows.length; i += 500) {
       const r = await db
         .insertInto('monitor_alerts')
-        .values(rows.slice(i, i + 500))
+        .values(rows.slice(i, i + 500).map((row) => ({ ...row, record_json: recordJsonOf(this.dialect, sql`${row.leak_record_id}`) })))
         .onConflict((oc) => oc.columns(['monitor_id', 'leak_record_id', 'matched_term']).doNothing())
         .returning('id')
         .execute();

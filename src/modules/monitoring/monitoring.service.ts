@@ -205,6 +205,11 @@ export class MonitoringService {
     return { alerts: await this.writeAlerts(trx, this.index.monitors.match(records)), exposures: 0 };
   }
 
+  /** The leaks.sourceRenamed hook: the alerts of the source's records show its new name. */
+  async sourceRenamed(trx: Kysely<DB>, sourceId: string): Promise<void> {
+    await this.repo.rewriteRecordJson(trx, sourceId);
+  }
+
   /**
    * Writes the alerts of `matches` in the caller's transaction, skipping those raised already (same
    * monitor, record and term), with an alert.created event for each new one; how many were new.
