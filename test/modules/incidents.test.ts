@@ -397,6 +397,11 @@ describe('incidents', () => {
         expect(page.count, qs).toBe(page.results.length);
       }
       expect(json(await t4.as(o.owner, { method: 'GET', url: '/api/v1/incidents/?severity=high' })).count).toBe(2);
+      // A counted total is read with its page; a page with no rows reads it alone.
+      expect(json(await t4.as(o.owner, { method: 'GET', url: '/api/v1/incidents/?severity=high&page_size=1&page=2' }))).toMatchObject({ count: 2, next: null });
+      const past = await t4.as(o.owner, { method: 'GET', url: '/api/v1/incidents/?severity=high&page_size=1&page=3' });
+      expect([past.statusCode, json(past).code]).toEqual([404, 'invalid_page']);
+      expect(json(await t4.as(o.owner, { method: 'GET', url: '/api/v1/incidents/?severity=medium' }))).toMatchObject({ count: 0, results: [] });
       await t4.close();
     });
 

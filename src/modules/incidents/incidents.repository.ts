@@ -1,6 +1,6 @@
 import { type Kysely, type RawBuilder, type Selectable, sql } from 'kysely';
 import type { Dialect } from '../../db/database.js';
-import { pgIso } from '../../db/json.js';
+import { jsonObjectText } from '../../db/json.js';
 import { prepared } from '../../db/prepared.js';
 import type { DB, IncidentsTable, IocsTable } from '../../db/schema.js';
 
@@ -13,17 +13,29 @@ export type IocRow = Selectable<IocsTable>;
  * test/modules/incidents.test.ts holds it to presentIncident, field by field and in order.
  */
 export const INCIDENT_JSON: Record<Dialect, RawBuilder<string>> = {
-  postgres: sql<string>`json_build_object('id', incidents.id, 'title', incidents.title, 'description', incidents.description,
-    'status', incidents.status, 'severity', incidents.severity, 'tlp', incidents.tlp, 'tags', incidents.tags::json,
-    'assignee', incidents.assignee_id, 'source_alert', incidents.source_alert_id, 'ioc_count', incidents.ioc_count,
-    'created_by', incidents.created_by, 'created_at', ${pgIso('incidents.created_at')}, 'updated_at', ${pgIso('incidents.updated_at')},
-    'resolved_at', ${pgIso('incidents.resolved_at')}, 'closed_at', ${pgIso('incidents.closed_at')})::text`,
-  sqlite: sql<string>`json_object('id', incidents.id, 'title', incidents.title, 'description', incidents.description,
-    'status', incidents.status, 'severity', incidents.severity, 'tlp', incidents.tlp, 'tags', json(incidents.tags),
-    'assignee', incidents.assignee_id, 'source_alert', incidents.source_alert_id, 'ioc_count', incidents.ioc_count,
-    'created_by', incidents.created_by, 'created_at', incidents.created_at, 'updated_at', incidents.updated_at,
-    'resolved_at', incidents.resolved_at, 'closed_at', incidents.closed_at)`,
+  postgres: incidentJson('postgres'),
+  sqlite: incidentJson('sqlite'),
 };
+
+function incidentJson(dialect: Dialect): RawBuilder<string> {
+  return jsonObjectText(dialect, [
+    { key: 'id', plain: 'incidents.id' },
+    { key: 'title', text: 'incidents.title' },
+    { key: 'description', text: 'incidents.description' },
+    { key: 'status', plain: 'incidents.status' },
+    { key: 'severity', plain: 'incidents.severity' },
+    { key: 'tlp', plain: 'incidents.tlp' },
+    { key: 'tags', raw: 'incidents.tags' },
+    { key: 'assignee', plain: 'incidents.assignee_id' },
+    { key: 'source_alert', plain: 'incidents.source_alert_id' },
+    { key: 'ioc_count', raw: 'incidents.ioc_count' },
+    { key: 'created_by', plain: 'incidents.created_by' },
+    { key: 'created_at', time: 'incidents.created_at' },
+    { key: 'updated_at', time: 'incidents.updated_at' },
+    { key: 'resolved_at', time: 'incidents.resolved_at' },
+    { key: 'closed_at', time: 'incidents.closed_at' },
+  ]);
+}
 
 /** The only place with Kysely queries for incidents, IOCs, events and comments; every one scoped to an organization. */
 export class IncidentsRepository {
@@ -60,11 +72,15 @@ export class IncidentsRepository {
 
   /** Incidents matching status/severity lists, from the counters (no scan). */
   async countByStatusSeverity(db: Kysely<DB>, orgId: string, statuses: string[] | null, severities: string[] | null): Promise<number> {
-    let q = db.selectFrom('incident_counters').select((eb) => eb.fn.sum<number>('n').as('n')).where('organization_id', '=', orgId);
+    return Number((await this.countQuery(db, orgId, statuses, severities).executeTakeFirst())?.n ?? 0);
+  }
+
+  /** countByStatusSeverity as a query of one row (`n`: null when nothing is counted), to read with a page (see Listing.page). */
+  countQuery(db: Kysely<DB>, orgId: string, statuses: string[] | null, severities: string[] | null) {
+    let q = db.selectFrom('incident_counters').select((eb) => eb.fn.sum<number | string>('n').as('n')).where('organization_id', '=', orgId);
     if (statuses) q = q.where('status', 'in', statuses);
     if (severities) q = q.where('severity', 'in', severities);
-    const r = await q.executeTakeFirst();
-    return Number(r?.n ?? 0);
+    return q;
   }
 
   /** Every change bumps the version (the ETag). */

@@ -62,7 +62,7 @@ export class IncidentsService {
     const qb = incidentListing.filter(this.repo.selectIncidentJson(this.db, p.organization.id), query, { dialect: this.deps.database.dialect, userId: p.user.id });
     // With no filter but status/severity, the count comes from the counters instead of a scan.
     const onlyCounted = onlyParams(query, COUNTED_PARAMS);
-    const count = onlyCounted ? () => this.repo.countByStatusSeverity(this.db, p.organization.id, listValues(query.status), listValues(query.severity)) : undefined;
+    const count = onlyCounted ? this.repo.countQuery(this.db, p.organization.id, listValues(query.status), listValues(query.severity)) : undefined;
     return incidentListing.page(qb, query, (r: { json: string }) => r.json, count);
   }
 

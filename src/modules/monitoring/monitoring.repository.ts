@@ -25,14 +25,14 @@ export type AlertRow = Selectable<MonitorAlertsTable> & { monitor_name: string; 
  */
 const alertJson = (dialect: Dialect) =>
   jsonObjectText(dialect, [
-    { key: 'id', text: 'monitor_alerts.id' },
-    { key: 'monitor', expr: jsonObjectText(dialect, [{ key: 'id', text: 'monitor_alerts.monitor_id' }, { key: 'name', text: 'monitors.name' }]) },
-    { key: 'severity', text: 'monitor_alerts.severity' },
-    { key: 'status', text: 'monitor_alerts.status' },
+    { key: 'id', plain: 'monitor_alerts.id' },
+    { key: 'monitor', expr: jsonObjectText(dialect, [{ key: 'id', plain: 'monitor_alerts.monitor_id' }, { key: 'name', text: 'monitors.name' }]) },
+    { key: 'severity', plain: 'monitor_alerts.severity' },
+    { key: 'status', plain: 'monitor_alerts.status' },
     { key: 'matched_term', text: 'monitor_alerts.matched_term' },
     { key: 'matched_field', text: 'monitor_alerts.matched_field' },
     { key: 'leak_record', raw: 'monitor_alerts.record_json' },
-    { key: 'incident', text: 'monitor_alerts.incident_id' },
+    { key: 'incident', plain: 'monitor_alerts.incident_id' },
     { key: 'note', text: 'monitor_alerts.note' },
     { key: 'created_at', time: 'monitor_alerts.created_at' },
     { key: 'updated_at', time: 'monitor_alerts.updated_at' },
@@ -41,6 +41,13 @@ const alertJson = (dialect: Dialect) =>
 /** The JSON text of the record `recordId` (a value or a column), as an alert keeps it in record_json. */
 const recordJsonOf = (dialect: Dialect, recordId: RawBuilder<unknown>) =>
   sql<string>`(select ${RECORD_JSON[dialect]} from leak_records inner join leak_sources on leak_sources.id = leak_records.source_id where leak_records.id = ${recordId})`;
+
+/** Which alerts to count: the organization's, or one monitor's; statuses and severities (null: any). */
+export interface AlertCountFilter {
+  monitorId?: string;
+  statuses: string[] | null;
+  severities: string[] | null;
+}
 
 /** Every query of the monitoring module. */
 export class MonitoringRepository {
@@ -86,12 +93,17 @@ export class MonitoringRepository {
    * How many alerts of the organization (or of one monitor) have these statuses and severities (null:
    * any), from monitor_alert_counts: the sum of the delta rows its triggers append (migration 0018).
    */
-  async countAlerts(db: Kysely<DB>, orgId: string, filter: { monitorId?: string; statuses: string[] | null; severities: string[] | null }): Promise<number> {
+  async countAlerts(db: Kysely<DB>, orgId: string, filter: AlertCountFilter): Promise<number> {
+    return Number((await this.alertCountQuery(db, orgId, filter).executeTakeFirst())?.n ?? 0);
+  }
+
+  /** countAlerts as a query of one row (`n`: null when nothing is counted), to read with a page (see Listing.page). */
+  alertCountQuery(db: Kysely<DB>, orgId: string, filter: AlertCountFilter) {
     let q = db.selectFrom('monitor_alert_counts').select((eb) => eb.fn.sum<number | string>('n').as('n')).where('organization_id', '=', orgId);
     if (filter.monitorId) q = q.where('monitor_id', '=', filter.monitorId);
     if (filter.statuses) q = q.where('status', 'in', filter.statuses);
     if (filter.severities) q = q.where('severity', 'in', filter.severities);
-    return Number((await q.executeTakeFirst())?.n ?? 0);
+    return q;
   }
 
   /**

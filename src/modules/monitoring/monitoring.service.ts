@@ -268,7 +268,7 @@ export class MonitoringService {
     // others from the alerts' own index: every alert has its monitor and record (foreign keys), so
     // the joins that fill the page's rows would change nothing but the count's cost.
     const count = onlyParams(query, COUNTED_ALERT_PARAMS)
-      ? () => this.repo.countAlerts(this.db, org, { monitorId: monitorId ?? listValues(query.monitor)?.[0]?.toLowerCase(), statuses: listValues(query.status), severities: listValues(query.severity) })
+      ? this.repo.alertCountQuery(this.db, org, { monitorId: monitorId ?? listValues(query.monitor)?.[0]?.toLowerCase(), statuses: listValues(query.status), severities: listValues(query.severity) })
       : async () => {
           let counted = this.repo.alertsOnly(this.db, org);
           if (monitorId) counted = counted.where('monitor_alerts.monitor_id', '=', monitorId);
