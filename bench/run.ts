@@ -178,6 +178,38 @@ async function load(scenario: string, opts: Omit<LoadOptions, 'connections' | 'd
   return result;
 }
 
+/**
+ * The floor server (bench/floor-server.ts) over threatmon's database: its SQL, JSON and response
+ * headers (copied from one of threatmon's answers to `sample`, a path under /api/v1) without
+ * threatmon's framework and per-request work.
+ */
+async function startFloor(s: Server, sample: string): Promise<{ url: string; stop: () => Promise<void> }> {
+  const api = apiOf(s);
+  const org = ((await api('GET', '/auth/me/')) as { organization: { id: string } }).organization.id;
+  const res = await fetch(`${s.url}/api/v1${sample}`, { headers: { authorization: `Bearer ${s.token}` } });
+  await res.arrayBuffer();
+  const own = new Set(['date', 'connection', 'keep-alive', 'content-length', 'content-type', 'etag', 'x-request-id', 'transfer-encoding']);
+  const headers = Object.fromEntries([...res.headers].filter(([k]) => !own.has(k)));
+  const port = await freePort();
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/floor-server.ts'], {
+    cwd: ROOT,
+    env: { ...process.env, THREATMON_DATABASE_URL: s.dbUrl, THREATMON_LOG_LEVEL: 'warn', FLOOR_PORT: String(port), FLOOR_ORG: org, FLOOR_HEADERS: JSON.stringify(headers) },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  await new Promise((resolve, reject) => {
+    child.stdout?.once('data', resolve);
+    child.once('exit', (code) => reject(new Error(`floor server exited with ${code}`)));
+  });
+  const exited = new Promise((r) => child.once('exit', r));
+  return {
+    url: `http://127.0.0.1:${port}`,
+    stop: async () => {
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
 async function seedUsers(server: Server, n: number) {
   for (let i = 0; i < n; i++) {
     await fetch(`${server.url}/api/v1/users/`, {
@@ -400,7 +432,15 @@ const scenarios: Record<string, () => Promise<Result[]>> = {
       } finally {
         await seedDeps.database.close();
       }
-      results.push(await load('GET /monitoring/alerts/?status=new&severity=high (100000 alerts)', { url: `${s.url}/api/v1/monitoring/alerts/?status=new&severity=high`, headers }));
+      const alertsPath = '/api/v1/monitoring/alerts/?status=new&severity=high';
+      results.push(await load('GET /monitoring/alerts/?status=new&severity=high (100000 alerts)', { url: `${s.url}${alertsPath}`, headers }));
+      // The same page from the floor server: what this machine allows before threatmon's own work.
+      const floor = await startFloor(s, alertsPath.slice(7));
+      try {
+        results.push(await load('  floor: the same page, same SQL, JSON and headers', { url: `${floor.url}${alertsPath}` }));
+      } finally {
+        await floor.stop();
+      }
     } finally {
       await stop(s);
     }
@@ -570,7 +610,8 @@ const scenarios: Record<string, () => Promise<Result[]>> = {
    * The request hot path against its ceiling: threatmon as `npm start` runs it (one process, the
    * rate limiter on, request logging at info) and a bare node:http "hello" server, loaded in
    * alternating rounds: the single GET and the filtered list of 50 over 10,000 incidents, each as a
-   * share of the ceiling measured beside it.
+   * share of the ceiling measured beside it. Each is also loaded on the floor server
+   * (bench/floor-server.ts): the same SQL, JSON and headers without threatmon's per-request work.
    */
   async ceiling() {
     const dbUrl = databaseUrl('ceiling');
@@ -594,17 +635,28 @@ const scenarios: Record<string, () => Promise<Result[]>> = {
       const headers = { authorization: `Bearer ${s.token}` };
       const one = (await apiOf(s)('GET', '/incidents/?page_size=1')).results[0].id as string;
       const rounds = Number(process.env.BENCH_ROUNDS ?? 2);
-      const ratios: Record<string, number[]> = { single: [], list: [] };
-      for (let round = 1; round <= rounds; round++) {
-        const ceiling = await load(`node:http hello (ceiling), round ${round}`, { url: `http://127.0.0.1:${port}/` });
-        const single = await load(`GET /incidents/<uuid>/, round ${round}`, { url: `${s.url}/api/v1/incidents/${one}/`, headers });
-        const list = await load(`GET /incidents/?status=open&severity=high&page_size=50, round ${round}`, { url: `${s.url}/api/v1/incidents/?status=open&severity=high&page_size=50`, headers });
-        ratios.single?.push(single.requests_per_sec / ceiling.requests_per_sec);
-        ratios.list?.push(list.requests_per_sec / ceiling.requests_per_sec);
-        results.push(ceiling, single, list);
+      const floor = await startFloor(s, `/incidents/${one}/`);
+      const listPath = '/api/v1/incidents/?status=open&severity=high&page_size=50';
+      const ratios: Record<string, number[]> = { single: [], list: [], floorSingle: [], floorList: [] };
+      try {
+        for (let round = 1; round <= rounds; round++) {
+          const ceiling = await load(`node:http hello (ceiling), round ${round}`, { url: `http://127.0.0.1:${port}/` });
+          const floorSingle = await load(`  floor: GET /incidents/<uuid>/, round ${round}`, { url: `${floor.url}/api/v1/incidents/${one}/` });
+          const single = await load(`GET /incidents/<uuid>/, round ${round}`, { url: `${s.url}/api/v1/incidents/${one}/`, headers });
+          const floorList = await load(`  floor: GET ${listPath.slice(7)}, round ${round}`, { url: `${floor.url}${listPath}` });
+          const list = await load(`GET ${listPath.slice(7)}, round ${round}`, { url: `${s.url}${listPath}`, headers });
+          ratios.single?.push(single.requests_per_sec / ceiling.requests_per_sec);
+          ratios.list?.push(list.requests_per_sec / ceiling.requests_per_sec);
+          ratios.floorSingle?.push(floorSingle.requests_per_sec / ceiling.requests_per_sec);
+          ratios.floorList?.push(floorList.requests_per_sec / ceiling.requests_per_sec);
+          results.push(ceiling, floorSingle, single, floorList, list);
+        }
+      } finally {
+        await floor.stop();
       }
-      const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
-      console.log(`  single GET: ${(100 * mean(ratios.single ?? [])).toFixed(1)}% of the ceiling (target at least 30%); list of 50: ${(100 * mean(ratios.list ?? [])).toFixed(1)}%`);
+      const mean = (xs: number[]) => `${((100 * xs.reduce((a, b) => a + b, 0)) / xs.length).toFixed(1)}%`;
+      console.log(`  single GET: ${mean(ratios.single ?? [])} of the ceiling (target at least 30%); the floor: ${mean(ratios.floorSingle ?? [])}`);
+      console.log(`  list of 50: ${mean(ratios.list ?? [])} of the ceiling; the floor: ${mean(ratios.floorList ?? [])}`);
     } finally {
       await stop(s);
       bare.kill();

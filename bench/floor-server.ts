@@ -1,0 +1,91 @@
+/**
+ * The floor under threatmon's hot path: a bare node:http server that answers the benchmarked reads
+ * with threatmon's own SQL (compiled once from its repositories and listings), the same JSON text
+ * and the same response headers, and nothing else: no framework, authentication, rate limit, query
+ * validation or access log. What it reaches is what this machine allows the stack before any of
+ * threatmon's own work; bench/run.ts loads it beside threatmon (scenarios ceiling and monitoring).
+ *
+ *   node --import tsx bench/floor-server.ts   # env: THREATMON_DATABASE_URL, FLOOR_PORT, FLOOR_ORG, FLOOR_HEADERS (JSON)
+ *
+ * Routes, as threatmon's under /api/v1: GET /incidents/<uuid>/,
+ * GET /incidents/?status=open&severity=high&page_size=50, GET /monitoring/alerts/?status=new&severity=high.
+ */
+import { randomUUID } from 'node:crypto';
+import http from 'node:http';
+import { CompiledQuery, type Kysely, type SelectQueryBuilder } from 'kysely';
+import { loadConfig } from '../src/config.js';
+import { createDatabase } from '../src/db/database.js';
+import type { Listing } from '../src/db/listing.js';
+import type { DB } from '../src/db/schema.js';
+import { INCIDENT_JSON, IncidentsRepository } from '../src/modules/incidents/incidents.repository.js';
+import { incidentListing } from '../src/modules/incidents/incidents.lists.js';
+import { MonitoringRepository } from '../src/modules/monitoring/monitoring.repository.js';
+import { alertListing } from '../src/modules/monitoring/monitoring.service.js';
+
+const config = loadConfig(process.env);
+const database = createDatabase(config);
+const db = database.db;
+const org = process.env.FLOOR_ORG ?? '';
+type AnyQuery = SelectQueryBuilder<any, any, any>;
+const headers = JSON.parse(process.env.FLOOR_HEADERS ?? '{}') as Record<string, string>;
+
+/** A page as threatmon reads it: its listing's filters and order, 50 rows, the count from the counters in each row. */
+function pageSql(qb: AnyQuery, listing: Listing, query: Record<string, string>, count: AnyQuery) {
+  const filtered = listing.filter(qb, query, { dialect: database.dialect });
+  return listing.order(filtered, query).select(count.as('list_count')).limit(50).offset(0).compile();
+}
+
+const incidents = new IncidentsRepository(database.dialect);
+const monitoring = new MonitoringRepository(database.dialect);
+const queries = {
+  incident: db.selectFrom('incidents').select(['version', INCIDENT_JSON[database.dialect].as('json')]).where('organization_id', '=', org).where('id', '=', '$id').compile(),
+  incidents: pageSql(incidents.selectIncidentJson(db, org), incidentListing, { status: 'open', severity: 'high' }, incidents.countQuery(db, org, ['open'], ['high'])),
+  alerts: pageSql(monitoring.selectAlertJson(db, org), alertListing, { status: 'new', severity: 'high' }, monitoring.alertCountQuery(db, org, { statuses: ['new'], severities: ['high'] })),
+};
+
+/** Runs a compiled query with its parameters: better-sqlite3 directly, or pg through Kysely's pool (named statements). */
+const run =
+  database.sqlite !== undefined
+    ? (() => {
+        const statements = new Map<string, ReturnType<NonNullable<typeof database.sqlite>['prepare']>>();
+        return async (q: CompiledQuery, params: readonly unknown[]) => {
+          let st = statements.get(q.sql);
+          if (!st) statements.set(q.sql, (st = (database.sqlite as NonNullable<typeof database.sqlite>).prepare(q.sql)));
+          return st.all(params as unknown[]) as Array<Record<string, unknown>>;
+        };
+      })()
+    : async (q: CompiledQuery, params: readonly unknown[]) => (await (db as Kysely<DB>).executeQuery<Record<string, unknown>>(CompiledQuery.raw(q.sql, [...params]))).rows;
+
+/** The envelope as threatmon writes it, its link to page 2 included. */
+const envelope = (req: http.IncomingMessage, rows: Array<Record<string, unknown>>) => {
+  const count = Number(rows[0]?.list_count ?? 0);
+  const next = count > 50 ? JSON.stringify(`http://${req.headers.host}${req.url}&page=2`) : 'null';
+  return `{"count":${count},"next":${next},"previous":null,"results":[${rows.map((r) => r.json).join(',')}]}`;
+};
+
+const server = http.createServer(async (req, res) => {
+  const url = req.url ?? '';
+  let body: string | undefined;
+  let etag: string | undefined;
+  if (url.startsWith('/api/v1/incidents/?')) body = envelope(req, await run(queries.incidents, queries.incidents.parameters));
+  else if (url.startsWith('/api/v1/monitoring/alerts/?')) body = envelope(req, await run(queries.alerts, queries.alerts.parameters));
+  else if (url.startsWith('/api/v1/incidents/')) {
+    const id = url.slice('/api/v1/incidents/'.length, -1);
+    const [row] = await run(queries.incident, queries.incident.parameters.map((p) => (p === '$id' ? id : p)));
+    if (row) {
+      body = String(row.json);
+      etag = `"${String(row.version)}"`;
+    }
+  }
+  if (body === undefined) {
+    res.writeHead(404).end();
+    return;
+  }
+  res.writeHead(200, { ...headers, 'x-request-id': randomUUID(), ...(etag && { etag }), 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
+  res.end(body);
+});
+server.listen(Number(process.env.FLOOR_PORT), '127.0.0.1', () => console.log('listening'));
+process.on('SIGTERM', () => {
+  server.close();
+  void database.close();
+});
