@@ -1,4 +1,4 @@
-import type { Generated } from 'kysely';
+import type { ColumnType, Generated } from 'kysely';
 
 /** Row types as stored. Timestamps are ISO strings on both dialects; booleans are 0/1 on SQLite. */
 export interface OrganizationsTable {
@@ -239,8 +239,8 @@ export interface MonitorAlertsTable {
   status: string;
   note: string;
   incident_id: string | null;
-  /** The leak record's JSON text, as LeakRecordSchema shows it (migration 0020). */
-  record_json: string;
+  /** The leak record's JSON text, as LeakRecordSchema shows it (migration 0020); written by insertAlerts right after the row. */
+  record_json: ColumnType<string, undefined, string>;
   version: Generated<number>;
   created_at: string;
   updated_at: string;

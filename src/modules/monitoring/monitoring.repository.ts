@@ -38,9 +38,9 @@ const alertJson = (dialect: Dialect) =>
     { key: 'updated_at', time: 'monitor_alerts.updated_at' },
   ]);
 
-/** The JSON text of the record `recordId` (a value or a column), as an alert keeps it in record_json. */
-const recordJsonOf = (dialect: Dialect, recordId: RawBuilder<unknown>) =>
-  sql<string>`(select ${RECORD_JSON[dialect]} from leak_records inner join leak_sources on leak_sources.id = leak_records.source_id where leak_records.id = ${recordId})`;
+/** The JSON text of an alert's record, as the alert keeps it in record_json (in an update of monitor_alerts). */
+const recordJsonOf = (dialect: Dialect) =>
+  sql<string>`(select ${RECORD_JSON[dialect]} from leak_records inner join leak_sources on leak_sources.id = leak_records.source_id where leak_records.id = monitor_alerts.leak_record_id)`;
 
 /** Which alerts to count: the organization's, or one monitor's; statuses and severities (null: any). */
 export interface AlertCountFilter {
@@ -77,9 +77,7 @@ export class MonitoringRepository {
    * rename's transaction, so that no alert shows the old name once it commits).
    */
   async rewriteRecordJson(db: Kysely<DB>, sourceId: string): Promise<void> {
-    await db
-      .updateTable('monitor_alerts')
-      .set({ record_json: recordJsonOf(this.dialect, sql.ref('monitor_alerts.leak_record_id')) })
+    await this.writeRecordJson(db)
       .where('leak_record_id', 'in', (eb) => eb.selectFrom('leak_records').select('id').where('source_id', '=', sourceId))
       .execute();
   }
@@ -220,18 +218,31 @@ export class MonitoringRepository {
   }
 
   /** Inserts alerts, skipping those already raised (same monitor, record and term); the ids of the new ones. */
-  async insertAlerts(db: Kysely<DB>, rows: Array<Omit<Insertable<MonitorAlertsTable>, 'record_json'>>): Promise<string[]> {
+  async insertAlerts(db: Kysely<DB>, rows: Array<Insertable<MonitorAlertsTable>>): Promise<string[]> {
     const inserted: string[] = [];
     for (let i = 0; i < rows.length; i += 500) {
       const r = await db
         .insertInto('monitor_alerts')
-        .values(rows.slice(i, i + 500).map((row) => ({ ...row, record_json: recordJsonOf(this.dialect, sql`${row.leak_record_id}`) })))
+        .values(rows.slice(i, i + 500))
         .onConflict((oc) => oc.columns(['monitor_id', 'leak_record_id', 'matched_term']).doNothing())
         .returning('id')
         .execute();
-      for (const { id } of r) inserted.push(id);
+      const ids = r.map(({ id }) => id);
+      // Their records' JSON in one statement of one shape: a subquery per inserted row made each
+      // insert's text (and its compiled program) hundreds of kilobytes.
+      if (ids.length > 0) await this.setRecordJson(db, ids);
+      inserted.push(...ids);
     }
     return inserted;
+  }
+
+  private async setRecordJson(db: Kysely<DB>, alertIds: string[]): Promise<void> {
+    await this.writeRecordJson(db).where('id', 'in', alertIds).execute();
+  }
+
+  /** An update that writes alerts' record JSON from their records (see migration 0020); the caller says which. */
+  private writeRecordJson(db: Kysely<DB>) {
+    return db.updateTable('monitor_alerts').set({ record_json: recordJsonOf(this.dialect) });
   }
 
   /** A monitor as a scan needs it, whatever its organization. */
