@@ -15,7 +15,7 @@ import http from 'node:http';
 import { CompiledQuery, type Kysely, type SelectQueryBuilder } from 'kysely';
 import { loadConfig } from '../src/config.js';
 import { createDatabase } from '../src/db/database.js';
-import type { Listing } from '../src/db/listing.js';
+import { LIST_COUNT, type Listing } from '../src/db/listing.js';
 import type { DB } from '../src/db/schema.js';
 import { INCIDENT_JSON, IncidentsRepository } from '../src/modules/incidents/incidents.repository.js';
 import { incidentListing } from '../src/modules/incidents/incidents.lists.js';
@@ -32,7 +32,7 @@ const headers = JSON.parse(process.env.FLOOR_HEADERS ?? '{}') as Record<string, 
 /** A page as threatmon reads it: its listing's filters and order, 50 rows, the count from the counters in each row. */
 function pageSql(qb: AnyQuery, listing: Listing, query: Record<string, string>, count: AnyQuery) {
   const filtered = listing.filter(qb, query, { dialect: database.dialect });
-  return listing.order(filtered, query).select(count.as('list_count')).limit(50).offset(0).compile();
+  return listing.pageQuery(filtered, { ...query, page_size: 50 }, count).compile();
 }
 
 const incidents = new IncidentsRepository(database.dialect);
@@ -58,7 +58,7 @@ const run =
 
 /** The envelope as threatmon writes it, its link to page 2 included. */
 const envelope = (req: http.IncomingMessage, rows: Array<Record<string, unknown>>) => {
-  const count = Number(rows[0]?.list_count ?? 0);
+  const count = Number(rows[0]?.[LIST_COUNT] ?? 0);
   const next = count > 50 ? JSON.stringify(`http://${req.headers.host}${req.url}&page=2`) : 'null';
   return `{"count":${count},"next":${next},"previous":null,"results":[${rows.map((r) => r.json).join(',')}]}`;
 };

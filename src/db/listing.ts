@@ -196,9 +196,8 @@ export class Listing {
    */
   async page<Row, Out>(qb: AnyQuery, query: ListQuery, map: (row: Row) => Out, count?: (() => Promise<number>) | AnyQuery): Promise<ListResult<Out>> {
     const { page, pageSize } = pageParams(query);
-    const ordered = this.order(qb, query).limit(pageSize).offset((page - 1) * pageSize);
     if (count && typeof count !== 'function') {
-      const rows = (await ordered.select(count.as(LIST_COUNT)).execute()) as Array<Row & { [LIST_COUNT]: number | string | null }>;
+      const rows = (await this.pageQuery(qb, query, count).execute()) as Array<Row & { [LIST_COUNT]: number | string | null }>;
       const total = rows.length > 0 ? rows[0]?.[LIST_COUNT] : ((await count.executeTakeFirst()) as { n: number | string | null } | undefined)?.n;
       return listResult(Number(total ?? 0), page, pageSize, rows.map(map));
     }
@@ -213,13 +212,20 @@ export class Listing {
         .executeTakeFirst()) as { count: number | string } | undefined;
       total = Number(countRow?.count ?? 0);
     }
-    const rows = (await ordered.execute()) as Row[];
+    const rows = (await this.pageQuery(qb, query).execute()) as Row[];
     return listResult(total, page, pageSize, rows.map(map));
+  }
+
+  /** The query of one page: ordered, cut to the page, and with `count` (a counter query) as the column LIST_COUNT. */
+  pageQuery(qb: AnyQuery, query: ListQuery, count?: AnyQuery): AnyQuery {
+    const { page, pageSize } = pageParams(query);
+    const ordered = this.order(qb, query).limit(pageSize).offset((page - 1) * pageSize);
+    return count ? ordered.select(count.as(LIST_COUNT)) : ordered;
   }
 }
 
 /** The column a page's rows carry their list's count in, when a counter query gives it (see Listing.page). */
-const LIST_COUNT = 'list_count';
+export const LIST_COUNT = 'list_count';
 
 /** A page of a list as a service answers it: what http/ turns into the envelope (see envelope()). */
 export interface ListResult<T> {

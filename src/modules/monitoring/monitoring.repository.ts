@@ -15,7 +15,7 @@ export const OPEN_STATUSES = ['new', 'acknowledged'];
 /** A monitor with its alert figures, counted from its alerts. */
 export type MonitorWithFigures = MonitorRow & { alert_count: number | string; alerts_open: number | string; last_match_at: string | null };
 
-export type AlertRow = Selectable<MonitorAlertsTable> & { monitor_name: string; record_json: string };
+export type AlertRow = Selectable<MonitorAlertsTable> & { monitor_name: string };
 
 /**
  * An alert as the JSON text of AlertSchema (as presentAlert shows it), its leak record's JSON as
@@ -230,14 +230,10 @@ export class MonitoringRepository {
       const ids = r.map(({ id }) => id);
       // Their records' JSON in one statement of one shape: a subquery per inserted row made each
       // insert's text (and its compiled program) hundreds of kilobytes.
-      if (ids.length > 0) await this.setRecordJson(db, ids);
+      if (ids.length > 0) await this.writeRecordJson(db).where('id', 'in', ids).execute();
       inserted.push(...ids);
     }
     return inserted;
-  }
-
-  private async setRecordJson(db: Kysely<DB>, alertIds: string[]): Promise<void> {
-    await this.writeRecordJson(db).where('id', 'in', alertIds).execute();
   }
 
   /** An update that writes alerts' record JSON from their records (see migration 0020); the caller says which. */
