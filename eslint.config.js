@@ -1,6 +1,15 @@
 import js from '@eslint/js';
+import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
+import importX from 'eslint-plugin-import-x';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
+import moduleCycles from './eslint-rules/module-cycles.js';
+
+// Module walls (docs/ARCHITECTURE.md): a module reaches another only through its index.ts, and so
+// does everything outside the modules (app.ts, cli/). Tests may open a module's files to test them.
+const INTO_ANOTHER_MODULE = '^\\.\\./(?!\\.\\.)[^/]+/(?!index\\.js$)[^/]+$';
+const INTO_A_MODULE_FROM_OUTSIDE = '(^|/)modules/[^/]+/(?!index\\.js$)[^/]+$';
+const wall = (regex, message) => ['error', { patterns: [{ regex, message }] }];
 
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', 'data/', 'coverage/'] },
@@ -13,6 +22,28 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       'no-control-regex': 'off',
       eqeqeq: ['error', 'always'],
+      // A file over 500 lines is two concerns: split it (x.<concern>.ts).
+      'max-lines': ['error', { max: 500 }],
+    },
+  },
+  {
+    files: ['src/**/*.ts'],
+    plugins: { 'import-x': importX, threatmon: { rules: { 'module-cycles': moduleCycles } } },
+    settings: {
+      ...importX.flatConfigs.typescript.settings,
+      'import-x/resolver-next': [createTypeScriptImportResolver({ project: './tsconfig.json' })],
+    },
+    rules: {
+      // Circles of files (values); threatmon/module-cycles adds circles of modules, types included.
+      'import-x/no-cycle': ['error', { ignoreExternal: true }],
+      'threatmon/module-cycles': 'error',
+      'no-restricted-imports': wall(INTO_A_MODULE_FROM_OUTSIDE, "Import a module through its index.ts (src/modules/<name>/index.js), not one of its files."),
+    },
+  },
+  {
+    files: ['src/modules/*/**/*.ts'],
+    rules: {
+      'no-restricted-imports': wall(INTO_ANOTHER_MODULE, "Import another module through its index.ts ('../<module>/index.js'), not one of its files."),
     },
   },
 );

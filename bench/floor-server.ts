@@ -20,7 +20,8 @@ import type { DB } from '../src/db/schema.js';
 import { INCIDENT_JSON, IncidentsRepository } from '../src/modules/incidents/incidents.repository.js';
 import { incidentListing } from '../src/modules/incidents/incidents.lists.js';
 import { MonitoringRepository } from '../src/modules/monitoring/monitoring.repository.js';
-import { alertListing } from '../src/modules/monitoring/monitoring.service.js';
+import { alertListing } from '../src/modules/monitoring/monitoring.lists.js';
+import { parseList } from '../src/http/list-query.js';
 
 const config = loadConfig(process.env);
 const database = createDatabase(config);
@@ -31,8 +32,8 @@ const headers = JSON.parse(process.env.FLOOR_HEADERS ?? '{}') as Record<string, 
 
 /** A page as threatmon reads it: its listing's filters and order, 50 rows, the count from the counters in each row. */
 function pageSql(qb: AnyQuery, listing: Listing, query: Record<string, string>, count: AnyQuery) {
-  const filtered = listing.filter(qb, query, { dialect: database.dialect });
-  return listing.pageQuery(filtered, { ...query, page_size: 50 }, count).compile();
+  const params = parseList(listing, { ...query, page_size: 50 });
+  return listing.pageQuery(listing.filter(qb, params, { dialect: database.dialect }), params, count).compile();
 }
 
 const incidents = new IncidentsRepository(database.dialect);

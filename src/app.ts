@@ -1,28 +1,26 @@
 import { createHash } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import cors from '@fastify/cors';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
-import helmet from 'helmet';
 import pino, { type DestinationStream } from 'pino';
 import type { Config } from './config.js';
 import { currentSchema, migrateToLatest } from './db/migrator.js';
 import { notify, PgListener } from './db/pg-listener.js';
 import { type AppDeps, createDeps, type DepsOverrides } from './deps.js';
 import { conventions, frameworkErrors, genReqId } from './http/conventions.js';
+import { SECURITY_HEADERS } from './http/security-headers.js';
 import { docs } from './http/docs.js';
 import { serviceRoutes } from './http/service.js';
-import { createAuditModule } from './modules/audit/index.js';
+import type { BoundPlugin } from './http/routes.js';
+import { type AuditLog, createAuditModule } from './modules/audit/index.js';
 import { createEventsModule, type Outbox } from './modules/events/index.js';
-import type { AuditLog } from './modules/audit/audit.repository.js';
-import { type AuthService, createAuthModule, createPasswordPolicy, type PasswordPolicy, type TokenService } from './modules/auth/index.js';
 import { type AppHookRegistry, createHooks } from './modules/hooks.js';
+import { type AuthService, createIdentityModule, type PasswordPolicy, principalOf, type TokenService, type UsersService } from './modules/identity/index.js';
 import { createIncidentsModule, type IncidentsService } from './modules/incidents/index.js';
 import { createLeaksModule, type LeaksService } from './modules/leaks/index.js';
 import { createMonitoringModule, type MonitoringService, type ScanOptions } from './modules/monitoring/index.js';
 import { createOrganizationsModule, type OrganizationsService } from './modules/organizations/index.js';
 import { createTrackingTokensModule, type TrackingTokensService } from './modules/tracking-tokens/index.js';
-import { createUsersModule, type UsersService } from './modules/users/index.js';
 import { createWebhooksModule, type WebhooksService } from './modules/webhooks/index.js';
 import type { BackgroundJob } from './runtime/jobs.js';
 export const API_PREFIX = '/api/v1';
@@ -47,36 +45,29 @@ export interface Services {
   hooks: AppHookRegistry;
 }
 
-/** A plugin of a module's routes and its options. */
-interface ModuleRoutes {
-  plugin: (app: FastifyInstance, options: never) => Promise<void>;
-  options: object;
-}
-
 /**
- * The modules, each made from what it uses, in the order they need one another; each subscribes
- * to the others' hooks in its own index.ts.
+ * The modules, each made from exactly what it declares it takes, in the order they need one
+ * another; each subscribes to the others' hooks in its own index.ts.
  */
 export function createModules(deps: AppDeps, options: { scans?: ScanOptions } = {}) {
+  const { database, clock, newId, config, counters, metrics, principals } = deps;
   const hooks = createHooks();
-  const audit = createAuditModule(deps);
-  const events = createEventsModule({ ...deps, hooks });
-  const webhooks = createWebhooksModule({ ...deps, audit: audit.log, hooks });
-  const passwordPolicy = createPasswordPolicy(hooks);
-  const users = createUsersModule({ ...deps, audit: audit.log, passwordPolicy });
-  const organizations = createOrganizationsModule({ ...deps, audit: audit.log, users: users.service, hooks });
-  const auth = createAuthModule({ ...deps, audit: audit.log, hooks, passwordPolicy, users, orgs: organizations.service });
-  const incidents = createIncidentsModule({ ...deps, audit: audit.log, hooks, outbox: events.outbox });
-  const leaks = createLeaksModule({ ...deps, audit: audit.log, hooks });
-  const monitoring = createMonitoringModule({ ...deps, audit: audit.log, hooks, incidents: incidents.service, outbox: events.outbox, scans: options.scans });
-  const trackingTokens = createTrackingTokensModule({ ...deps, audit: audit.log, hooks, outbox: events.outbox });
+  const audit = createAuditModule({ database, clock, newId, caller: principalOf });
+  const events = createEventsModule({ clock, newId, hooks });
+  const webhooks = createWebhooksModule({ database, clock, newId, config, metrics, audit: audit.log, hooks });
+  const identity = createIdentityModule({ database, clock, newId, config, counters, metrics, principals, audit: audit.log, hooks });
+  const organizations = createOrganizationsModule({ database, clock, newId, config, counters, principals, audit: audit.log, hooks, users: identity.users, auth: identity.auth });
+  const incidents = createIncidentsModule({ database, clock, newId, audit: audit.log, hooks, outbox: events.outbox });
+  const leaks = createLeaksModule({ database, clock, newId, metrics, audit: audit.log, hooks });
+  const monitoring = createMonitoringModule({ database, clock, newId, audit: audit.log, hooks, incidents: incidents.service, outbox: events.outbox, scans: options.scans });
+  const trackingTokens = createTrackingTokensModule({ database, clock, newId, counters, config, audit: audit.log, hooks, outbox: events.outbox, users: identity.users });
   const services: Services = {
     audit: audit.log,
-    tokens: auth.tokens,
-    passwordPolicy,
-    users: users.service,
+    tokens: identity.tokens,
+    passwordPolicy: identity.passwordPolicy,
+    users: identity.users,
     orgs: organizations.service,
-    auth: auth.service,
+    auth: identity.auth,
     incidents: incidents.service,
     leaks: leaks.service,
     monitoring: monitoring.service,
@@ -87,11 +78,11 @@ export function createModules(deps: AppDeps, options: { scans?: ScanOptions } = 
   };
   const jobs: BackgroundJob[] = [...monitoring.jobs, ...webhooks.jobs];
   // Behind authentication, in this order: each module's routes.
-  const secured: ModuleRoutes[] = [auth, organizations, users, audit, incidents, leaks, monitoring, trackingTokens, webhooks].flatMap((m) => m.routes as readonly ModuleRoutes[]);
+  const secured: BoundPlugin[] = [identity, organizations, audit, incidents, leaks, monitoring, trackingTokens, webhooks].flatMap((m) => m.routes);
   // Outside /api/v1, without authentication: the tracking-token triggers.
-  const site = trackingTokens.siteRoutes as readonly ModuleRoutes[];
+  const site: readonly BoundPlugin[] = trackingTokens.siteRoutes;
   const lifecycles = [trackingTokens.lifecycle];
-  return { services, jobs, lifecycles, site, publicRoutes: auth.publicRoutes as readonly ModuleRoutes[], authenticate: auth.authenticate as ModuleRoutes, secured };
+  return { services, jobs, lifecycles, site, publicRoutes: identity.publicRoutes, authenticate: identity.authenticate, secured };
 }
 
 export function createServices(deps: AppDeps): Services {
@@ -154,22 +145,6 @@ async function shareChangesOverPostgres(app: FastifyInstance, deps: AppDeps): Pr
   // Start remembering from the first request when the database answers; never hold start-up for it.
   await Promise.race([listener.ready, new Promise((resolve) => setTimeout(resolve, 5000).unref())]);
 }
-
-/**
- * Helmet's defaults, less upgrade-insecure-requests (it would break the docs pages of a plain-HTTP
- * deployment). They are the same for every response, so helmet runs once, at start, into a record.
- */
-const SECURITY_HEADERS: Readonly<Record<string, string>> = (() => {
-  const headers: Record<string, string> = {};
-  const res = {
-    setHeader: (name: string, value: unknown) => void (headers[name.toLowerCase()] = String(value)),
-    removeHeader: (name: string) => void delete headers[name.toLowerCase()],
-  };
-  let finished = false;
-  helmet({ contentSecurityPolicy: { directives: { upgradeInsecureRequests: null } } })({} as IncomingMessage, res as unknown as ServerResponse, () => (finished = true));
-  if (!finished || !headers['content-security-policy']) throw new Error('helmet did not set its headers synchronously');
-  return Object.freeze(headers);
-})();
 
 export async function buildApp(config: Config, options: BuildOptions = {}): Promise<FastifyInstance> {
   const logger =
@@ -262,14 +237,14 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(conventions);
   await app.register(docs);
   await app.register(serviceRoutes, { deps });
-  for (const r of modules.site) await app.register(r.plugin, r.options as never);
+  for (const r of modules.site) await r.register(app);
 
   await app.register(
     async (api) => {
-      for (const r of modules.publicRoutes) await api.register(r.plugin, r.options as never);
+      for (const r of modules.publicRoutes) await r.register(api);
       await api.register(async (secured) => {
-        await secured.register(modules.authenticate.plugin, modules.authenticate.options as never);
-        for (const r of modules.secured) await secured.register(r.plugin, r.options as never);
+        await modules.authenticate.register(secured);
+        for (const r of modules.secured) await r.register(secured);
       });
     },
     { prefix: API_PREFIX },

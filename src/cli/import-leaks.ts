@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { SingleBar } from 'cli-progress';
-import { IngestCutOff, type IngestItem, type IngestReport, type LeaksService } from '../modules/leaks/leaks.service.js';
+import { IngestCutOff, type IngestItem, type IngestReport, type LeaksService } from '../modules/leaks/index.js';
 import type { ImportFormat } from './import-items.js';
 import type { ReadJob } from './import-worker.js';
 import { batchItems, type ReaderBatch } from './reader-batch.js';

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { parentPort } from 'node:worker_threads';
 import { recordKeyHex } from '../domain/leak-record.js';
-import { NdjsonLines, recordResult } from '../modules/leaks/ndjson-lines.js';
+import { NdjsonLines, recordResult } from '../modules/leaks/index.js';
 import { type ImportFormat, readItems } from './import-items.js';
 import { BatchBuilder } from './reader-batch.js';
 

@@ -8,7 +8,7 @@ import { seedDemo } from './seed-demo.js';
 import { migrateToLatest } from '../db/migrator.js';
 import { createDeps } from '../deps.js';
 import { AppError } from '../http/errors.js';
-import { ROLES, type Role } from '../modules/users/users.repository.js';
+import { ROLES, type Role } from '../modules/identity/index.js';
 
 function config(): Config {
   return loadConfig(process.env);

@@ -3,10 +3,10 @@ import type { Kysely } from 'kysely';
 import type { createServices } from '../app.js';
 import type { Plan } from '../config.js';
 import type { DB } from '../db/schema.js';
-import type { Principal } from '../modules/auth/principal.js';
-import type { IngestItem } from '../modules/leaks/leaks.service.js';
+import type { Principal } from '../modules/identity/index.js';
+import type { IngestItem } from '../modules/leaks/index.js';
 import { pickWith, seededRandom } from './seeded-random.js';
-import type { Role } from '../modules/users/users.repository.js';
+import type { Role } from '../modules/identity/index.js';
 
 type Services = ReturnType<typeof createServices>;
 

@@ -1,23 +1,32 @@
 import { type Expression, type RawBuilder, type SelectQueryBuilder, sql } from 'kysely';
-import { type TObject, type TProperties, type TSchema, Type } from 'typebox';
-import { AppError } from '../errors.js';
+import type { TSchema } from 'typebox';
 import type { Dialect } from './database.js';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const isUuid = (value: string) => UUID.test(value);
+/**
+ * The SQL side of every list: a resource's list is declared once (ListSpec); http/list-query.ts
+ * turns a request's query string into ListParams (validated, every error a 400 there), and this
+ * file turns ListParams into SQL and runs the count and the page. Nothing here throws for input.
+ */
 
 export const MAX_PAGE_SIZE = 500;
 export const DEFAULT_PAGE_SIZE = 50;
 
 type AnyQuery = SelectQueryBuilder<any, any, any>;
-type Column = string | RawBuilder<unknown>;
+export type Column = string | RawBuilder<unknown>;
 
+/** What a filter's SQL may depend on besides its value. */
 export interface ListContext {
   dialect: Dialect;
-  /** The caller, for filters such as `assignee=me`. */
-  userId?: string;
-  /** The whole query, for filters that depend on another parameter. */
-  query?: ListQuery;
+}
+
+/** A custom filter: `parse` (HTTP: validate and normalise, may throw 400) feeds `where` (SQL). */
+export interface CustomFilter<T = any> {
+  kind: 'custom';
+  /** The query parameter's schema (validation and OpenAPI). */
+  schema: TSchema;
+  /** The parameter's value as the list's SQL takes it; `query` is the whole query, `caller` the user id. */
+  parse?: (value: unknown, query: Readonly<Record<string, unknown>>, caller: string | undefined) => T;
+  where: (qb: AnyQuery, value: T, ctx: ListContext) => AnyQuery;
 }
 
 export type FilterSpec =
@@ -25,11 +34,7 @@ export type FilterSpec =
   | { kind: 'uuid'; column: Column; description: string }
   | { kind: 'text'; column: Column; description: string }
   | { kind: 'boolean'; column: Column; description: string }
-  | {
-      kind: 'custom';
-      schema: TSchema;
-      apply: (qb: AnyQuery, value: unknown, ctx: ListContext) => AnyQuery;
-    };
+  | CustomFilter;
 
 export interface ListSpec {
   /** Query parameter -> how it filters. */
@@ -45,19 +50,22 @@ export interface ListSpec {
   updatedColumn?: Column;
 }
 
-export interface ListQuery {
-  page?: number;
-  page_size?: number;
-  ordering?: string;
-  search?: string;
-  [key: string]: unknown;
+/** A list request, validated: what the SQL of a list is built from (made by http/list-query.ts). */
+export interface ListParams {
+  page: number;
+  pageSize: number;
+  ordering: { field: string; desc: boolean };
+  /** Each given filter's value: enum -> string[], uuid -> lower-cased, boolean -> boolean, custom -> its parse(). */
+  filters: Readonly<Record<string, unknown>>;
+  /** The words of `search` (at most 10). */
+  search: readonly string[];
+  /** created_after/_before, updated_after/_before as ISO UTC timestamps. */
+  ranges: Readonly<Partial<Record<'created_after' | 'created_before' | 'updated_after' | 'updated_before', string>>>;
+  /** The parameters as given (empty ones left out): for the shapes a service answers from counters. */
+  given: Readonly<Record<string, unknown>>;
 }
 
 const ref = (c: Column): Expression<unknown> => (typeof c === 'string' ? sql.ref(c) : c);
-
-function invalidQuery(field: string, message: string): AppError {
-  return new AppError('invalid_query', 400, `${field}: ${message}`, { errors: [{ field, message }] });
-}
 
 export function escapeLike(term: string): string {
   return term.replace(/[\\%_]/g, (c) => `\\${c}`);
@@ -71,119 +79,50 @@ export function containsInsensitive(column: Column, term: string, dialect: Diale
     : sql<boolean>`lower(${ref(column)}) like ${pattern} escape '\\'`;
 }
 
-/**
- * A resource's list behaviour, declared once: it yields the query-string schema (validation and
- * OpenAPI) and applies filters, search, ordering and pagination to a Kysely query.
- */
+/** A resource's list, declared once: its spec, and the SQL of its filters, search, ordering and paging. */
 export class Listing {
-  readonly querystring: TObject;
-  private readonly orderings: string[];
-
-  constructor(private readonly spec: ListSpec) {
-    const props: TProperties = {
-      page: Type.Optional(Type.Integer({ minimum: 1, description: 'Page number, from 1. A page past the last answers 404 invalid_page.' })),
-      page_size: Type.Optional(
-        Type.Integer({ minimum: 1, description: `Records per page, 1-${MAX_PAGE_SIZE} (default ${DEFAULT_PAGE_SIZE}); larger values are clamped to ${MAX_PAGE_SIZE}.` }),
-      ),
-    };
-    this.orderings = Object.keys(spec.ordering).flatMap((f) => [f, `-${f}`]);
-    props.ordering = Type.Optional(
-      Type.Enum(this.orderings, {
-        type: 'string',
-        description: `Sort field, \`-\` for descending (default \`${spec.defaultOrdering ?? '-created_at'}\`); ties are broken by id so pages never overlap.`,
-      }),
-    );
-    if (spec.search?.length) {
-      props.search = Type.Optional(
-        Type.String({ maxLength: 200, description: 'Free text: every word must appear (case-insensitive) in one of the searched fields.' }),
-      );
-    }
-    const dateDoc = (what: string) => Type.Optional(Type.String({ format: 'date-or-date-time', description: what }));
-    if (spec.createdColumn) {
-      props.created_after = dateDoc('Only records created at or after this ISO 8601 date or timestamp.');
-      props.created_before = dateDoc('Only records created before this ISO 8601 date or timestamp.');
-    }
-    if (spec.updatedColumn) {
-      props.updated_after = dateDoc('Only records updated at or after this time (incremental sync).');
-      props.updated_before = dateDoc('Only records updated before this time.');
-    }
-    for (const [name, f] of Object.entries(spec.filters ?? {})) {
-      switch (f.kind) {
-        case 'enum':
-          props[name] = Type.Optional(Type.String({ description: `${f.description} One or more of ${f.values.join(', ')}, comma-separated (OR).` }));
-          break;
-        case 'uuid':
-          props[name] = Type.Optional(Type.String({ format: 'uuid', description: f.description }));
-          break;
-        case 'text':
-          props[name] = Type.Optional(Type.String({ maxLength: 500, description: f.description }));
-          break;
-        case 'boolean':
-          props[name] = Type.Optional(Type.Boolean({ description: f.description }));
-          break;
-        case 'custom':
-          props[name] = Type.Optional(f.schema);
-          break;
-      }
-    }
-    this.querystring = Type.Object(props);
-  }
+  constructor(readonly spec: ListSpec) {}
 
   /** Filters, search and date ranges: everything but ordering and paging. */
-  filter(qb: AnyQuery, query: ListQuery, ctx: ListContext): AnyQuery {
+  filter(qb: AnyQuery, params: ListParams, ctx: ListContext): AnyQuery {
     const { spec } = this;
     for (const [name, f] of Object.entries(spec.filters ?? {})) {
-      const value = query[name];
-      if (!given(value)) continue;
+      if (!(name in params.filters)) continue;
+      const value = params.filters[name];
       switch (f.kind) {
-        case 'enum': {
-          const values = String(value)
-            .split(',')
-            .map((v) => v.trim())
-            .filter(Boolean);
-          const bad = values.find((v) => !f.values.includes(v));
-          if (bad !== undefined || values.length === 0) throw invalidQuery(name, `must be one of ${f.values.join(', ')}`);
-          qb = qb.where(ref(f.column), 'in', values);
+        case 'enum':
+          qb = qb.where(ref(f.column), 'in', value as string[]);
           break;
-        }
         case 'uuid':
-          if (!isUuid(String(value))) throw invalidQuery(name, 'must be a valid uuid');
-          qb = qb.where(ref(f.column), '=', String(value).toLowerCase());
-          break;
         case 'text':
-          qb = qb.where(ref(f.column), '=', String(value));
-          break;
         case 'boolean':
-          qb = qb.where(ref(f.column), '=', Boolean(value));
+          qb = qb.where(ref(f.column), '=', value);
           break;
         case 'custom':
-          qb = f.apply(qb, value, { ...ctx, query });
+          qb = f.where(qb, value, ctx);
           break;
       }
     }
-    if (spec.search?.length && typeof query.search === 'string' && query.search.trim()) {
+    if (spec.search?.length) {
       const columns = spec.search;
-      for (const word of query.search.trim().split(/\s+/).slice(0, 10)) {
+      for (const word of params.search) {
         qb = qb.where((eb) => eb.or(columns.map((c) => eb(containsInsensitive(c, word, ctx.dialect), '=', sql.lit(true)))));
       }
     }
-    const range = (column: Column | undefined, after: string, before: string) => {
+    const range = (column: Column | undefined, after: keyof ListParams['ranges'], before: keyof ListParams['ranges']) => {
       if (!column) return;
-      if (query[after]) qb = qb.where(ref(column), '>=', toTimestamp(String(query[after]), after));
-      if (query[before]) qb = qb.where(ref(column), '<', toTimestamp(String(query[before]), before));
+      if (params.ranges[after]) qb = qb.where(ref(column), '>=', params.ranges[after]);
+      if (params.ranges[before]) qb = qb.where(ref(column), '<', params.ranges[before]);
     };
     range(spec.createdColumn, 'created_after', 'created_before');
     range(spec.updatedColumn, 'updated_after', 'updated_before');
     return qb;
   }
 
-  order(qb: AnyQuery, query: ListQuery): AnyQuery {
-    const wanted = query.ordering ?? this.spec.defaultOrdering ?? '-created_at';
-    if (!this.orderings.includes(wanted)) throw invalidQuery('ordering', `must be one of ${this.orderings.join(', ')}`);
-    const desc = wanted.startsWith('-');
-    const column = this.spec.ordering[desc ? wanted.slice(1) : wanted];
-    if (column === undefined) throw invalidQuery('ordering', `must be one of ${this.orderings.join(', ')}`);
-    const direction = desc ? 'desc' : 'asc';
+  /** The ordering asked for, with the id as tiebreak so that pages never overlap. */
+  order(qb: AnyQuery, params: Pick<ListParams, 'ordering'>): AnyQuery {
+    const column = this.spec.ordering[params.ordering.field] ?? this.spec.idColumn;
+    const direction = params.ordering.desc ? 'desc' : 'asc';
     return qb.orderBy(ref(column), direction).orderBy(ref(this.spec.idColumn), direction);
   }
 
@@ -194,12 +133,12 @@ export class Listing {
    * A query is read with the page, as a column of each row (one round trip instead of two, and
    * both from one snapshot); only an empty page runs it on its own.
    */
-  async page<Row, Out>(qb: AnyQuery, query: ListQuery, map: (row: Row) => Out, count?: (() => Promise<number>) | AnyQuery): Promise<ListResult<Out>> {
-    const { page, pageSize } = pageParams(query);
+  async page<Row, Out>(qb: AnyQuery, params: ListParams, map: (row: Row) => Out, count?: (() => Promise<number>) | AnyQuery): Promise<ListResult<Out>> {
+    const { page, pageSize } = params;
     if (count && typeof count !== 'function') {
-      const rows = (await this.pageQuery(qb, query, count).execute()) as Array<Row & { [LIST_COUNT]: number | string | null }>;
+      const rows = (await this.pageQuery(qb, params, count).execute()) as Array<Row & { [LIST_COUNT]: number | string | null }>;
       const total = rows.length > 0 ? rows[0]?.[LIST_COUNT] : ((await count.executeTakeFirst()) as { n: number | string | null } | undefined)?.n;
-      return listResult(Number(total ?? 0), page, pageSize, rows.map(map));
+      return { count: Number(total ?? 0), page, pageSize, results: rows.map(map) };
     }
     let total: number;
     if (count) {
@@ -212,14 +151,13 @@ export class Listing {
         .executeTakeFirst()) as { count: number | string } | undefined;
       total = Number(countRow?.count ?? 0);
     }
-    const rows = (await this.pageQuery(qb, query).execute()) as Row[];
-    return listResult(total, page, pageSize, rows.map(map));
+    const rows = (await this.pageQuery(qb, params).execute()) as Row[];
+    return { count: total, page, pageSize, results: rows.map(map) };
   }
 
   /** The query of one page: ordered, cut to the page, and with `count` (a counter query) as the column LIST_COUNT. */
-  pageQuery(qb: AnyQuery, query: ListQuery, count?: AnyQuery): AnyQuery {
-    const { page, pageSize } = pageParams(query);
-    const ordered = this.order(qb, query).limit(pageSize).offset((page - 1) * pageSize);
+  pageQuery(qb: AnyQuery, params: Pick<ListParams, 'ordering' | 'page' | 'pageSize'>, count?: AnyQuery): AnyQuery {
+    const ordered = this.order(qb, params).limit(params.pageSize).offset((params.page - 1) * params.pageSize);
     return count ? ordered.select(count.as(LIST_COUNT)) : ordered;
   }
 }
@@ -227,7 +165,10 @@ export class Listing {
 /** The column a page's rows carry their list's count in, when a counter query gives it (see Listing.page). */
 export const LIST_COUNT = 'list_count';
 
-/** A page of a list as a service answers it: what http/ turns into the envelope (see envelope()). */
+/**
+ * A page of a list as a service answers it: what http/ turns into the envelope (see envelope()),
+ * which answers 404 invalid_page for a page past the last.
+ */
 export interface ListResult<T> {
   count: number;
   page: number;
@@ -235,44 +176,12 @@ export interface ListResult<T> {
   results: T[];
 }
 
-/** A page of `count` records; a page past the last is 404 invalid_page (page 1 of nothing is fine). */
-export function listResult<T>(count: number, page: number, pageSize: number, results: T[]): ListResult<T> {
-  if (page > Math.max(1, Math.ceil(count / pageSize))) throw invalidPage();
-  return { count, page, pageSize, results };
+/** Whether the list sets no parameter but `allowed` ones: the shapes a service can answer from counters. */
+export function onlyParams(params: Pick<ListParams, 'given'>, allowed: ReadonlySet<string>): boolean {
+  return Object.keys(params.given).every((k) => allowed.has(k));
 }
 
-/** Whether a query parameter was given a value (an empty one counts as absent). */
-export const given = (value: unknown) => value !== undefined && value !== '';
-
-/** A comma-separated parameter's values (trimmed, empty ones left out), or null when it is not given. */
-export function listValues(value: unknown): string[] | null {
-  return given(value) ? String(value).split(',').map((s) => s.trim()).filter(Boolean) : null;
-}
-
-/** Whether the query sets no parameter but `allowed` ones: the shapes a service can answer from counters. */
-export function onlyParams(query: Record<string, unknown>, allowed: ReadonlySet<string>): boolean {
-  return Object.keys(query).every((k) => allowed.has(k) || !given(query[k]));
-}
-
-/** No list holds this many pages of one record: a page past it is past the last, whatever the count. */
-export const MAX_PAGE = 1_000_000_000;
-
-/**
- * The page and its size, bounded before any arithmetic: a page number too large for any list is
- * 404 invalid_page at once (its offset would pass what the databases take, 2^63).
- */
-export function pageParams(query: { page?: number; page_size?: number }) {
-  const page = query.page ?? 1;
-  if (page > MAX_PAGE) throw invalidPage();
-  const pageSize = Math.min(query.page_size ?? DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE);
-  return { page, pageSize };
-}
-
-export const invalidPage = () => new AppError('invalid_page', 404, 'Invalid page.');
-
-/** Accepts a date (`2026-01-31`, midnight UTC) or a full ISO 8601 timestamp; returns ISO UTC. `field` names it in the error. */
-export function toTimestamp(value: string, field: string): string {
-  const d = new Date(/^\d{4}-\d{2}-\d{2}$/.test(value) ? `${value}T00:00:00Z` : value);
-  if (Number.isNaN(d.getTime())) throw invalidQuery(field, `"${value}" is not an ISO 8601 date`);
-  return d.toISOString();
+/** An enum filter's values, or null when the list is not filtered by it. */
+export function filterValues(params: Pick<ListParams, 'filters'>, name: string): string[] | null {
+  return (params.filters[name] as string[] | undefined) ?? null;
 }

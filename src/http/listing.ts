@@ -1,10 +1,10 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type TSchema, Type } from 'typebox';
 import type { ListResult } from '../db/listing.js';
+import { invalidPage } from './list-query.js';
 
-// The list helper itself (filters, search, ordering, paging: it runs the queries) is db/listing.ts;
-// this is its HTTP side: the envelope and its links.
-export * from '../db/listing.js';
+// A list's query is parsed by list-query.ts and its SQL run by db/listing.ts; this is the answer:
+// the envelope and its links.
 
 export interface Page<T> {
   count: number;
@@ -16,6 +16,8 @@ export interface Page<T> {
 /** The DRF envelope of a page: absolute next/previous links keeping the request's other parameters. */
 export function envelope<T>(request: FastifyRequest, { count, page, pageSize, results }: ListResult<T>): Page<T> {
   const last = Math.max(1, Math.ceil(count / pageSize));
+  // A page past the last is 404 invalid_page; page 1 of nothing is fine.
+  if (page > last) throw invalidPage();
   return {
     count,
     next: page < last ? pageUrl(request, page + 1) : null,

@@ -3,7 +3,7 @@ import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fas
 import pg from 'pg';
 import { buildApp, type BuildOptions } from '../../src/app.js';
 import { type Config, loadConfig, type Plan } from '../../src/config.js';
-import type { Role, User } from '../../src/modules/users/users.repository.js';
+import { type Role, ROLES, type User } from '../../src/modules/identity/index.js';
 import { ContractChecker } from './contract.js';
 
 export const TEST_PG_URL = process.env.THREATMON_TEST_PG_URL;
@@ -53,6 +53,13 @@ export interface TestOrg {
   owner: User;
 }
 
+/** An organization with one user of each role, and an access token for each. */
+export interface TestTeam {
+  org: TestOrg;
+  members: Record<Role, User>;
+  tokens: Record<Role, string>;
+}
+
 export class TestApp {
   constructor(
     readonly app: FastifyInstance,
@@ -81,6 +88,16 @@ export class TestApp {
     return this.db.transaction().execute((trx) =>
       this.services.users.insertUser(trx, org.id, { username, email: `${username}@example.com`, password: PASSWORD, role }),
     );
+  }
+
+  /** An organization with its owner and an admin, an analyst and a viewer named `<prefix>-<role>`. */
+  async createTeam(plan: Plan = 'enterprise', name?: string, prefix = name ?? 'team'): Promise<TestTeam> {
+    const org = await this.createOrg(plan, name);
+    const members = { owner: org.owner } as Record<Role, User>;
+    for (const role of ['admin', 'analyst', 'viewer'] as const) members[role] = await this.createUser(org, role, `${prefix}-${role}`);
+    const tokens = {} as Record<Role, string>;
+    for (const role of ROLES) tokens[role] = await this.token(members[role]);
+    return { org, members, tokens };
   }
 
   /** A signed access token, without the cost of a login. */

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { User } from '../../src/modules/users/users.repository.js';
+import type { User } from '../../src/modules/identity/index.js';
 import { buildTestApp, json, type TestApp, type TestOrg } from '../helpers/build-app.js';
 
 describe('pagination, filters, search and ordering', () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Role, User } from '../../src/modules/users/users.repository.js';
+import type { Role, User } from '../../src/modules/identity/index.js';
 import { buildTestApp, json, PASSWORD, type TestApp, type TestOrg } from '../helpers/build-app.js';
 
 describe('users, organizations and the audit log', () => {
@@ -10,10 +10,10 @@ describe('users, organizations and the audit log', () => {
 
   beforeAll(async () => {
     t = await buildTestApp();
-    org = await t.createOrg('professional', 'home');
+    const team = await t.createTeam('professional', 'home', 'home');
+    org = team.org;
+    Object.assign(members, team.members);
     other = await t.createOrg('starter', 'away');
-    members.owner = org.owner;
-    for (const role of ['admin', 'analyst', 'viewer'] as const) members[role] = await t.createUser(org, role, `home-${role}`);
   });
   afterAll(() => t.close());
 

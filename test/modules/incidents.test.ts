@@ -1,12 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TRANSITIONS } from '../../src/modules/incidents/incidents.service.js';
 import { IncidentSchema, STATUSES, type Status } from '../../src/modules/incidents/incidents.schemas.js';
-import type { Role, User } from '../../src/modules/users/users.repository.js';
+import type { Role, User } from '../../src/modules/identity/index.js';
 import { buildTestApp, json, type TestApp, type TestOrg } from '../helpers/build-app.js';
 
 describe('incidents', () => {
   let t: TestApp;
-  let org: TestOrg;
   let other: TestOrg;
   const m = {} as Record<Role, User>;
 
@@ -17,10 +16,9 @@ describe('incidents', () => {
 
   beforeAll(async () => {
     t = await buildTestApp();
-    org = await t.createOrg('enterprise', 'soc');
+    const team = await t.createTeam('enterprise', 'soc', 'soc');
+    Object.assign(m, team.members);
     other = await t.createOrg('enterprise', 'elsewhere');
-    m.owner = org.owner;
-    for (const role of ['admin', 'analyst', 'viewer'] as const) m[role] = await t.createUser(org, role, `soc-${role}`);
   });
   afterAll(() => t.close());
 

@@ -11,7 +11,7 @@ import { migrateToLatest } from '../../src/db/migrator.js';
 import { openSqlite } from '../../src/db/database.js';
 import { createDeps } from '../../src/deps.js';
 import { BULK_LOAD_ALIVE_MS } from '../../src/modules/leaks/leaks.service.js';
-import type { User } from '../../src/modules/users/users.repository.js';
+import type { User } from '../../src/modules/identity/index.js';
 import { buildTestApp, JWT_SECRET, json, TEST_PG_URL, type TestApp } from '../helpers/build-app.js';
 
 describe('leak corpus bulk loads', () => {

@@ -3,7 +3,7 @@ import { AppError } from '../../src/http/errors.js';
 import { normaliseRecord } from '../../src/domain/leak-record.js';
 import type { IngestHook, InsertedRecord } from '../../src/modules/hooks.js';
 import { type IngestItem, IngestCutOff } from '../../src/modules/leaks/leaks.service.js';
-import type { User } from '../../src/modules/users/users.repository.js';
+import type { User } from '../../src/modules/identity/index.js';
 import { buildTestApp, json, type TestApp } from '../helpers/build-app.js';
 
 /**

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { parseFullText } from '../../src/domain/leak-record.js';
-import type { User } from '../../src/modules/users/users.repository.js';
+import type { User } from '../../src/modules/identity/index.js';
 import { buildTestApp, json, type TestApp } from '../helpers/build-app.js';
 import type { LeakSearches } from '../../src/modules/leaks/leaks.search.repository.js';
 

@@ -3,7 +3,7 @@ import { Value } from 'typebox/value';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PageSchema } from '../../src/http/listing.js';
 import { LeakRecordSchema } from '../../src/modules/leaks/leaks.schemas.js';
-import type { User } from '../../src/modules/users/users.repository.js';
+import type { User } from '../../src/modules/identity/index.js';
 import { buildTestApp, json, type TestApp } from '../helpers/build-app.js';
 
 const sha1 = (s: string) => createHash('sha1').update(s).digest('hex').toUpperCase();

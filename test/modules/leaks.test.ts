@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { User } from '../../src/modules/users/users.repository.js';
+import type { User } from '../../src/modules/identity/index.js';
 import { buildTestApp, json, PASSWORD, type TestApp, type TestOrg } from '../helpers/build-app.js';
 
 const sha1 = (s: string) => createHash('sha1').update(s).digest('hex').toUpperCase();

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { Role, User } from '../../src/modules/users/users.repository.js';
+import type { Role, User } from '../../src/modules/identity/index.js';
 import { buildTestApp, json, TEST_PG_URL, type TestApp, type TestOrg, testDatabaseUrl } from '../helpers/build-app.js';
 
 /** Records already in the corpus before any monitor: what a backfill must find. */
@@ -27,10 +27,10 @@ describe('monitor scans (API.md section 4): backfill, re-scan, durable jobs', ()
 
   beforeAll(async () => {
     t = await buildTestApp({}, { scans: { chunk: 2 } });
-    org = await t.createOrg('enterprise', 'scanners');
+    const team = await t.createTeam('enterprise', 'scanners', 'scan');
+    org = team.org;
+    Object.assign(m, team.members);
     other = await t.createOrg('enterprise', 'outsiders');
-    m.owner = org.owner;
-    for (const role of ['admin', 'analyst', 'viewer'] as const) m[role] = await t.createUser(org, role, `scan-${role}`);
     const staff = (await t.createOrg('enterprise', 'scan-platform', true)).owner;
     const source = json(await t.as(staff, { method: 'POST', url: '/api/v1/leaks/sources/', payload: { name: 'Old dump' } })).id;
     const res = await t.as(staff, { method: 'POST', url: `/api/v1/leaks/sources/${source}/records/`, payload: CORPUS });

@@ -1,23 +1,21 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MonitoringRepository } from '../../src/modules/monitoring/monitoring.repository.js';
 import { AlertSchema } from '../../src/modules/monitoring/monitoring.schemas.js';
-import type { Role, User } from '../../src/modules/users/users.repository.js';
+import type { Role, User } from '../../src/modules/identity/index.js';
 import { buildTestApp, json, type TestApp, type TestOrg } from '../helpers/build-app.js';
 import { countersAndRecounts } from '../helpers/recount.js';
 
 describe('monitors (API.md section 4)', () => {
   let t: TestApp;
-  let org: TestOrg;
   let other: TestOrg;
   const m = {} as Record<Role, User>;
   const create = (body: object, as: User = m.analyst) => t.as(as, { method: 'POST', url: '/api/v1/monitoring/', payload: body });
 
   beforeAll(async () => {
     t = await buildTestApp();
-    org = await t.createOrg('enterprise', 'watchers');
+    const team = await t.createTeam('enterprise', 'watchers', 'watch');
+    Object.assign(m, team.members);
     other = await t.createOrg('enterprise', 'strangers');
-    m.owner = org.owner;
-    for (const role of ['admin', 'analyst', 'viewer'] as const) m[role] = await t.createUser(org, role, `watch-${role}`);
   });
   afterAll(() => t.close());
 

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadJwtSecret, TokenService } from '../../src/modules/auth/tokens.js';
+import { loadJwtSecret, TokenService } from '../../src/modules/identity/tokens.js';
 
 describe('JWT secret', () => {
   it('uses THREATMON_JWT_SECRET when set', () => {

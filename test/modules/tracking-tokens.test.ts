@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ExposureSchema, TrackingTokenSchema } from '../../src/modules/tracking-tokens/tracking-tokens.schemas.js';
 import { NO_TOKEN, TrackingTokensRepository } from '../../src/modules/tracking-tokens/tracking-tokens.repository.js';
 import { presentExposure } from '../../src/modules/tracking-tokens/tracking-tokens.service.js';
-import type { Role, User } from '../../src/modules/users/users.repository.js';
+import type { Role, User } from '../../src/modules/identity/index.js';
 import { buildTestApp, json, type TestApp, type TestOrg } from '../helpers/build-app.js';
 
 describe('tracking tokens (API.md section 6)', () => {
@@ -20,10 +20,10 @@ describe('tracking tokens (API.md section 6)', () => {
 
   beforeAll(async () => {
     t = await buildTestApp();
-    org = await t.createOrg('enterprise', 'canaries');
+    const team = await t.createTeam('enterprise', 'canaries', 'canary');
+    org = team.org;
+    Object.assign(m, team.members);
     other = await t.createOrg('enterprise', 'elsewhere');
-    m.owner = org.owner;
-    for (const role of ['admin', 'analyst', 'viewer'] as const) m[role] = await t.createUser(org, role, `canary-${role}`);
   });
   afterAll(() => t.close());
 

@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { WebhooksRepository } from '../../src/modules/webhooks/webhooks.repository.js';
 import { send } from '../../src/modules/webhooks/webhooks.sender.js';
 import { MAX_ATTEMPTS, RETRY_DELAYS_S } from '../../src/modules/webhooks/webhooks.service.js';
-import type { Role, User } from '../../src/modules/users/users.repository.js';
+import type { Role, User } from '../../src/modules/identity/index.js';
 import { buildTestApp, json, type TestApp, type TestOrg } from '../helpers/build-app.js';
 import { Receiver } from '../helpers/receiver.js';
 
@@ -33,10 +33,10 @@ describe('webhooks (API.md section 7)', () => {
     receiver = new Receiver();
     base = await receiver.start();
     t = await buildTestApp({ THREATMON_WEBHOOK_ALLOW_PRIVATE: 'true' });
-    org = await t.createOrg('enterprise', 'hooked');
+    const team = await t.createTeam('enterprise', 'hooked', 'hook');
+    org = team.org;
+    Object.assign(m, team.members);
     other = await t.createOrg('enterprise', 'unhooked');
-    m.owner = org.owner;
-    for (const role of ['admin', 'analyst', 'viewer'] as const) m[role] = await t.createUser(org, role, `hook-${role}`);
   });
   afterAll(async () => {
     await t.close();

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PgListener } from '../../src/db/pg-listener.js';
-import { hashPassword } from '../../src/modules/auth/passwords.js';
+import { hashPassword } from '../../src/modules/identity/passwords.js';
 import { PrincipalCache } from '../../src/runtime/principal-cache.js';
 import { buildTestApp, json, PASSWORD, TEST_PG_URL, type TestApp, type TestOrg } from '../helpers/build-app.js';
 

@@ -1,5 +1,9 @@
-import type { Kysely } from 'kysely';
-import type { DB } from '../../db/schema.js';
+import type { Kysely, Selectable } from 'kysely';
+import type { Database } from '../../db/database.js';
+import type { ListParams, ListResult } from '../../db/listing.js';
+import type { AuditLogTable, DB } from '../../db/schema.js';
+import { auditListing } from './audit.lists.js';
+import type { AuditEntryOut } from './audit.schemas.js';
 
 export interface AuditEntry {
   organizationId: string | null;
@@ -13,9 +17,19 @@ export interface AuditEntry {
 
 /** Who did what. Called with the transaction of the change itself, so both commit or neither. */
 export class AuditLog {
-  /** The organization's entries, for its list (filtered and paged by the caller). */
-  selectInOrg(db: Kysely<DB>, orgId: string) {
-    return db.selectFrom('audit_log').selectAll().where('organization_id', '=', orgId);
+  /** A page of the organization's entries. */
+  list(database: Pick<Database, 'db' | 'dialect'>, orgId: string, params: ListParams): Promise<ListResult<AuditEntryOut>> {
+    const qb = auditListing.filter(database.db.selectFrom('audit_log').selectAll().where('organization_id', '=', orgId), params, { dialect: database.dialect });
+    return auditListing.page(qb, params, (r: Selectable<AuditLogTable>): AuditEntryOut => ({
+      id: r.id,
+      actor: r.actor_id ?? null,
+      action: r.action,
+      target_type: r.target_type,
+      target_id: r.target_id ?? null,
+      ip: r.ip ?? null,
+      created_at: r.created_at,
+      changes: JSON.parse(r.changes),
+    }));
   }
 
   constructor(

@@ -1,6 +1,6 @@
-import { escapeLike, Listing } from '../../http/listing.js';
+import { escapeLike, Listing } from '../../db/listing.js';
+import { badQuery } from '../../http/list-query.js';
 import { isUuid } from '../../http/schemas.js';
-import { AppError } from '../../http/errors.js';
 import type { IncidentRow, IocRow } from './incidents.repository.js';
 import { type IncidentOut, type IocOut, SEVERITIES, type Severity, STATUSES, type Status, TLPS, type Tlp } from './incidents.schemas.js';
 import { IOC_TYPES, type IocType, normaliseIoc } from '../../domain/ioc.js';
@@ -44,6 +44,8 @@ export function presentIoc(r: IocRow): IocOut {
 }
 
 const tagFilter = (qb: any, value: unknown) => qb.where('tags', 'like', `%${escapeLike(JSON.stringify(String(value)))}%`);
+/** assignee=: a user id, `me` (parsed to the caller's id) or `none` (null). */
+const NO_ASSIGNEE = null;
 
 export const incidentListing = new Listing({
   filters: {
@@ -53,17 +55,16 @@ export const incidentListing = new Listing({
     assignee: {
       kind: 'custom',
       schema: { type: 'string', description: 'A user id, `me` (the caller) or `none` (unassigned).' } as never,
-      apply: (qb, value, ctx) => {
+      parse: (value, _query, caller): string | null => {
         const v = String(value);
-        if (v === 'none') return qb.where('assignee_id', 'is', null);
-        if (v === 'me') return qb.where('assignee_id', '=', ctx.userId ?? '');
-        if (!isUuid(v)) {
-          throw new AppError('invalid_query', 400, 'assignee: must be a user id, me or none', { errors: [{ field: 'assignee', message: 'must be a user id, me or none' }] });
-        }
-        return qb.where('assignee_id', '=', v.toLowerCase());
+        if (v === 'none') return NO_ASSIGNEE;
+        if (v === 'me') return caller ?? '';
+        if (!isUuid(v)) throw badQuery('assignee', 'must be a user id, me or none');
+        return v.toLowerCase();
       },
+      where: (qb, id: string | null) => (id === NO_ASSIGNEE ? qb.where('assignee_id', 'is', null) : qb.where('assignee_id', '=', id)),
     },
-    tag: { kind: 'custom', schema: { type: 'string', maxLength: 100, description: 'Only incidents carrying this tag (exact).' } as never, apply: tagFilter },
+    tag: { kind: 'custom', schema: { type: 'string', maxLength: 100, description: 'Only incidents carrying this tag (exact).' } as never, where: tagFilter },
   },
   search: ['title', 'description'],
   ordering: { created_at: 'created_at', updated_at: 'updated_at', severity: 'severity_rank', status: 'status', title: 'title' },
@@ -76,7 +77,7 @@ export const iocListing = new Listing({
   filters: {
     type: { kind: 'enum', column: 'type', values: IOC_TYPES, description: 'Only these IOC types.' },
     tlp: { kind: 'enum', column: 'tlp', values: TLPS, description: 'Only these TLP markings.' },
-    tag: { kind: 'custom', schema: { type: 'string', maxLength: 100, description: 'Only IOCs carrying this tag (exact).' } as never, apply: tagFilter },
+    tag: { kind: 'custom', schema: { type: 'string', maxLength: 100, description: 'Only IOCs carrying this tag (exact).' } as never, where: tagFilter },
   },
   search: ['value', 'description'],
   ordering: { created_at: 'created_at', type: 'type', value: 'value' },
@@ -91,15 +92,17 @@ export const correlationListing = new Listing({
     value: {
       kind: 'custom',
       schema: { type: 'string', maxLength: 4096, description: 'Exact value after normalising (defanged input accepted); with `type`, normalised as that type.' } as never,
-      apply: (qb, value) => {
+      // The value as each IOC type normalises it (itself when none does).
+      parse: (value): string[] => {
         const raw = String(value);
         const candidates = new Set<string>();
         for (const t of IOC_TYPES) {
           const n = normaliseIoc(t, raw);
           if (n.ok) candidates.add(n.value);
         }
-        return candidates.size ? qb.where('iocs.value', 'in', [...candidates]) : qb.where('iocs.value', '=', raw);
+        return candidates.size ? [...candidates] : [raw];
       },
+      where: (qb, values: string[]) => qb.where('iocs.value', 'in', values),
     },
     incident_status: { kind: 'enum', column: 'incidents.status', values: STATUSES, description: 'Only IOCs of incidents in these statuses.' },
   },

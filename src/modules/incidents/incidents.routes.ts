@@ -2,8 +2,9 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { stringify } from 'csv-stringify/sync';
 import { Type } from 'typebox';
 import { stixBundle } from '../../domain/stix.js';
-import { actorOf, principalOf } from '../auth/principal.js';
+import { actorOf, principalOf } from '../identity/index.js';
 import { assertIfMatch, etagOf, notModified } from '../../http/etag.js';
+import { listQuerystring, parseList } from '../../http/list-query.js';
 import { envelope, PageSchema, sendJsonPage } from '../../http/listing.js';
 import { errorResponses, IdParams, isUuid, Uuid } from '../../http/schemas.js';
 import {
@@ -37,11 +38,11 @@ export const incidentsRoutes: FastifyPluginAsyncTypebox<{ incidents: IncidentsSe
         tags,
         summary: 'List incidents',
         description: 'Filters combine with AND; comma lists are OR. `assignee` takes a user id, `me` or `none`. Search looks in title and description. `ordering=severity` orders by rank (low < critical).',
-        querystring: incidentListing.querystring,
+        querystring: listQuerystring(incidentListing),
         response: { 200: PageSchema(IncidentSchema), ...errorResponses(400, 401, 404) },
       },
     },
-    async (request, reply) => sendJsonPage(reply, envelope(request, await incidents.list(principalOf(request), request.query))),
+    async (request, reply) => sendJsonPage(reply, envelope(request, await incidents.list(principalOf(request), parseList(incidentListing, request.query, principalOf(request))))),
   );
 
   app.post(
@@ -78,11 +79,11 @@ export const incidentsRoutes: FastifyPluginAsyncTypebox<{ incidents: IncidentsSe
         tags,
         summary: 'IOCs across the organization (correlation)',
         description: 'Finds the same normalised value in every incident of your organization: `value` is normalised (and refanged) before matching.',
-        querystring: correlationListing.querystring,
+        querystring: listQuerystring(correlationListing),
         response: { 200: PageSchema(CorrelatedIocSchema), ...errorResponses(400, 401, 404) },
       },
     },
-    async (request) => envelope(request, await incidents.correlate(principalOf(request), request.query)),
+    async (request) => envelope(request, await incidents.correlate(principalOf(request), parseList(correlationListing, request.query))),
   );
 
   app.get(
@@ -139,11 +140,11 @@ export const incidentsRoutes: FastifyPluginAsyncTypebox<{ incidents: IncidentsSe
         summary: "An incident's IOCs",
         description: 'Search looks in value and description.',
         params: IdParams,
-        querystring: iocListing.querystring,
+        querystring: listQuerystring(iocListing),
         response: { 200: PageSchema(IocSchema), ...errorResponses(400, 401, 404) },
       },
     },
-    async (request) => envelope(request, await incidents.listIocs(principalOf(request), request.params.id, request.query)),
+    async (request) => envelope(request, await incidents.listIocs(principalOf(request), request.params.id, parseList(iocListing, request.query))),
   );
 
   app.post(
@@ -227,19 +228,19 @@ export const incidentsRoutes: FastifyPluginAsyncTypebox<{ incidents: IncidentsSe
         summary: 'Activity timeline',
         description: 'Creation, every field change (from -> to), IOCs added and removed, comments.',
         params: IdParams,
-        querystring: eventListing.querystring,
+        querystring: listQuerystring(eventListing),
         response: { 200: PageSchema(EventSchema), ...errorResponses(400, 401, 404) },
       },
     },
-    async (request) => envelope(request, await incidents.listEvents(principalOf(request), request.params.id, request.query)),
+    async (request) => envelope(request, await incidents.listEvents(principalOf(request), request.params.id, parseList(eventListing, request.query))),
   );
 
   app.get(
     '/incidents/:id/comments/',
     {
-      schema: { tags, summary: 'Comments', params: IdParams, querystring: commentListing.querystring, response: { 200: PageSchema(CommentSchema), ...errorResponses(400, 401, 404) } },
+      schema: { tags, summary: 'Comments', params: IdParams, querystring: listQuerystring(commentListing), response: { 200: PageSchema(CommentSchema), ...errorResponses(400, 401, 404) } },
     },
-    async (request) => envelope(request, await incidents.listComments(principalOf(request), request.params.id, request.query)),
+    async (request) => envelope(request, await incidents.listComments(principalOf(request), request.params.id, parseList(commentListing, request.query))),
   );
 
   app.post(

@@ -3,11 +3,11 @@ import { Compile } from 'typebox/compile';
 import type { DB } from '../../db/schema.js';
 import type { AppDeps } from '../../deps.js';
 import { normaliseIoc } from '../../domain/ioc.js';
-import { type Principal, requireRole } from '../auth/principal.js';
+import { type Principal, requireRole } from '../identity/index.js';
 import { fieldErrors } from '../../http/conventions.js';
 import { AppError, conflict, type FieldError, notFound, validation } from '../../http/errors.js';
-import { type ListQuery, type ListResult, listValues, onlyParams } from '../../http/listing.js';
-import { type AuditLog, diff } from '../audit/audit.repository.js';
+import { filterValues, type ListParams, type ListResult, onlyParams } from '../../db/listing.js';
+import { type AuditLog, diff } from '../audit/index.js';
 import type { Outbox } from '../events/index.js';
 import type { IncidentRow, IncidentsRepository, IocRow } from './incidents.repository.js';
 import { commentListing, correlationListing, eventListing, incidentListing, iocListing, presentComment, presentIncident, presentIoc } from './incidents.lists.js';
@@ -58,12 +58,12 @@ export class IncidentsService {
   }
 
   /** A page of incidents, each as its JSON text (see INCIDENT_JSON). */
-  async list(p: Principal, query: ListQuery): Promise<ListResult<string>> {
-    const qb = incidentListing.filter(this.repo.selectIncidentJson(this.db, p.organization.id), query, { dialect: this.deps.database.dialect, userId: p.user.id });
+  async list(p: Principal, params: ListParams): Promise<ListResult<string>> {
+    const qb = incidentListing.filter(this.repo.selectIncidentJson(this.db, p.organization.id), params, { dialect: this.deps.database.dialect });
     // With no filter but status/severity, the count comes from the counters instead of a scan.
-    const onlyCounted = onlyParams(query, COUNTED_PARAMS);
-    const count = onlyCounted ? this.repo.countQuery(this.db, p.organization.id, listValues(query.status), listValues(query.severity)) : undefined;
-    return incidentListing.page(qb, query, (r: { json: string }) => r.json, count);
+    const onlyCounted = onlyParams(params, COUNTED_PARAMS);
+    const count = onlyCounted ? this.repo.countQuery(this.db, p.organization.id, filterValues(params, 'status'), filterValues(params, 'severity')) : undefined;
+    return incidentListing.page(qb, params, (r: { json: string }) => r.json, count);
   }
 
   async get(p: Principal, id: string, db: Kysely<DB> = this.db): Promise<IncidentRow> {
@@ -278,10 +278,10 @@ export class IncidentsService {
 
   // --- IOCs ---
 
-  async listIocs(p: Principal, incidentId: string, query: ListQuery) {
+  async listIocs(p: Principal, incidentId: string, params: ListParams) {
     await this.get(p, incidentId);
-    const qb = iocListing.filter(this.repo.selectIocs(this.db, p.organization.id).where('incident_id', '=', incidentId), query, { dialect: this.deps.database.dialect });
-    return iocListing.page(qb, query, presentIoc);
+    const qb = iocListing.filter(this.repo.selectIocs(this.db, p.organization.id).where('incident_id', '=', incidentId), params, { dialect: this.deps.database.dialect });
+    return iocListing.page(qb, params, presentIoc);
   }
 
   async addOneIoc(ctx: Ctx, incidentId: string, body: unknown): Promise<IocRow> {
@@ -373,9 +373,9 @@ export class IncidentsService {
     });
   }
 
-  async correlate(p: Principal, query: ListQuery) {
-    const qb = correlationListing.filter(this.repo.selectCorrelated(this.db, p.organization.id), query, { dialect: this.deps.database.dialect });
-    return correlationListing.page(qb, query, (r: IocRow & { incident_title: string; incident_status: string }) => ({
+  async correlate(p: Principal, params: ListParams) {
+    const qb = correlationListing.filter(this.repo.selectCorrelated(this.db, p.organization.id), params, { dialect: this.deps.database.dialect });
+    return correlationListing.page(qb, params, (r: IocRow & { incident_title: string; incident_status: string }) => ({
       ...presentIoc(r),
       incident: { id: r.incident_id, title: r.incident_title, status: r.incident_status as Status },
     }));
@@ -383,10 +383,10 @@ export class IncidentsService {
 
   // --- events and comments ---
 
-  async listEvents(p: Principal, incidentId: string, query: ListQuery) {
+  async listEvents(p: Principal, incidentId: string, params: ListParams) {
     await this.get(p, incidentId);
-    const qb = eventListing.filter(this.repo.selectEvents(this.db, p.organization.id, incidentId), query, { dialect: this.deps.database.dialect });
-    return eventListing.page(qb, query, (r: { id: string; kind: string; actor_id: string | null; changes: string; ioc_id: string | null; created_at: string }) => ({
+    const qb = eventListing.filter(this.repo.selectEvents(this.db, p.organization.id, incidentId), params, { dialect: this.deps.database.dialect });
+    return eventListing.page(qb, params, (r: { id: string; kind: string; actor_id: string | null; changes: string; ioc_id: string | null; created_at: string }) => ({
       id: r.id,
       kind: r.kind as 'created',
       actor: r.actor_id,
@@ -396,10 +396,10 @@ export class IncidentsService {
     }));
   }
 
-  async listComments(p: Principal, incidentId: string, query: ListQuery) {
+  async listComments(p: Principal, incidentId: string, params: ListParams) {
     await this.get(p, incidentId);
-    const qb = commentListing.filter(this.repo.selectComments(this.db, p.organization.id, incidentId), query, { dialect: this.deps.database.dialect });
-    return commentListing.page(qb, query, presentComment);
+    const qb = commentListing.filter(this.repo.selectComments(this.db, p.organization.id, incidentId), params, { dialect: this.deps.database.dialect });
+    return commentListing.page(qb, params, presentComment);
   }
 
   async addComment(ctx: Ctx, incidentId: string, body: string) {

@@ -1,5 +1,6 @@
 import type { AppDeps } from '../../deps.js';
-import type { AuditLog } from '../audit/audit.repository.js';
+import { bind } from '../../http/routes.js';
+import type { AuditLog } from '../audit/index.js';
 import type { Outbox } from '../events/index.js';
 import type { AppHookRegistry } from '../hooks.js';
 import { IncidentsRepository } from './incidents.repository.js';
@@ -14,5 +15,5 @@ export { IncidentSchema, SEVERITIES, type Severity } from './incidents.schemas.j
 export function createIncidentsModule(ctx: Pick<AppDeps, 'database' | 'clock' | 'newId'> & { audit: AuditLog; hooks: AppHookRegistry; outbox: Outbox }) {
   const service = new IncidentsService(ctx, new IncidentsRepository(ctx.database.dialect), ctx.audit, ctx.outbox);
   ctx.hooks.on('organizations.usage', async (db, orgId, key) => (key === 'incidents_open' ? service.countOpen(db, orgId) : undefined));
-  return { name: 'incidents', service, routes: [{ plugin: incidentsRoutes, options: { incidents: service } }] } as const;
+  return { name: 'incidents', service, routes: [bind(incidentsRoutes, { incidents: service })] } as const;
 }

@@ -1,10 +1,12 @@
 import type { AppDeps } from '../../deps.js';
-import type { AuditLog } from '../audit/audit.repository.js';
+import { bind } from '../../http/routes.js';
+import type { AuditLog } from '../audit/index.js';
 import type { AppHookRegistry } from '../hooks.js';
 import { leaksRoutes } from './leaks.routes.js';
 import { LeaksService } from './leaks.service.js';
 
-export { type IngestItem, LeaksService } from './leaks.service.js';
+export { IngestCutOff, type IngestItem, type IngestReport, LeaksService } from './leaks.service.js';
+export { NdjsonLines, recordResult } from './ndjson-lines.js';
 export { RECORD_JSON, RECORD_JSON_PG_VALUE } from './leaks.repository.js';
 export { LeakRecordSchema } from './leaks.schemas.js';
 
@@ -15,5 +17,5 @@ export { LeakRecordSchema } from './leaks.schemas.js';
 export function createLeaksModule(ctx: Pick<AppDeps, 'database' | 'clock' | 'newId' | 'metrics'> & { audit: AuditLog; hooks: AppHookRegistry }) {
   const service = new LeaksService(ctx, ctx.audit, ctx.hooks);
   ctx.hooks.on('auth.breachCheck', (password, db) => service.isBreached(password, db));
-  return { name: 'leaks', service, routes: [{ plugin: leaksRoutes, options: { leaks: service } }] } as const;
+  return { name: 'leaks', service, routes: [bind(leaksRoutes, { leaks: service })] } as const;
 }

@@ -1,14 +1,15 @@
 import type { Readable } from 'node:stream';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { actorOf, principalOf } from '../auth/principal.js';
+import { actorOf, principalOf } from '../identity/index.js';
 import { assertIfMatch, etagOf, notModified } from '../../http/etag.js';
 import { AppError, validation } from '../../http/errors.js';
+import { listQuerystring, parseList } from '../../http/list-query.js';
 import { envelope, PageSchema, sendJson, sendJsonPage } from '../../http/listing.js';
 import { errorResponses, IdParams, isUuid } from '../../http/schemas.js';
-import { leakSearch, SavedQuerySchema } from './leaks.search.repository.js';
 import { IngestResultSchema, LeakRecordSchema, LeakSourceCreateSchema, LeakSourcePatchSchema, LeakSourceSchema, SavedSearchSchema, StatsSchema } from './leaks.schemas.js';
-import { type LeaksService, presentSource, savedSearchListing, sourceListing } from './leaks.service.js';
+import { type LeaksService, presentSource } from './leaks.service.js';
+import { leakSearch, parseLeakSearch, SavedQuerySchema, savedSearchListing, sourceListing } from './leaks.lists.js';
 import { ndjsonItems } from './ndjson.js';
 
 export const INGEST_BODY_LIMIT = 64 * 1024 * 1024;
@@ -28,11 +29,11 @@ export const leaksRoutes: FastifyPluginAsyncTypebox<{ leaks: LeaksService }> = a
         summary: 'Search the leak corpus',
         description:
           'At least one of q, email, domain, username, ip, phone, source is required (400 otherwise). Criteria combine with AND. `domain` includes subdomains unless `exact_domain=true`; `ip` takes an address or a CIDR range. The count is exact. Default order `-created_at`.',
-        querystring: leakSearch.querystring,
+        querystring: listQuerystring(leakSearch),
         response: { 200: PageSchema(LeakRecordSchema), ...errorResponses(400, 401, 404) },
       },
     },
-    async (request, reply) => sendJsonPage(reply, envelope(request, await leaks.search(request.query))),
+    async (request, reply) => sendJsonPage(reply, envelope(request, await leaks.search(parseLeakSearch(request.query)))),
   );
 
   app.get(
@@ -85,9 +86,9 @@ export const leaksRoutes: FastifyPluginAsyncTypebox<{ leaks: LeaksService }> = a
   app.get(
     '/leaks/sources/',
     {
-      schema: { tags, summary: 'Leak sources', description: 'Search looks in name and description.', querystring: sourceListing.querystring, response: { 200: PageSchema(LeakSourceSchema), ...errorResponses(400, 401, 404) } },
+      schema: { tags, summary: 'Leak sources', description: 'Search looks in name and description.', querystring: listQuerystring(sourceListing), response: { 200: PageSchema(LeakSourceSchema), ...errorResponses(400, 401, 404) } },
     },
-    async (request) => envelope(request, await leaks.listSources(request.query)),
+    async (request) => envelope(request, await leaks.listSources(parseList(sourceListing, request.query))),
   );
 
   app.post(
@@ -177,8 +178,8 @@ export const leaksRoutes: FastifyPluginAsyncTypebox<{ leaks: LeaksService }> = a
 
   app.get(
     '/leaks/saved-searches/',
-    { schema: { tags, summary: 'Saved searches of your organization', querystring: savedSearchListing.querystring, response: { 200: PageSchema(SavedSearchSchema), ...errorResponses(400, 401, 404) } } },
-    async (request) => envelope(request, await leaks.listSaved(principalOf(request), request.query)),
+    { schema: { tags, summary: 'Saved searches of your organization', querystring: listQuerystring(savedSearchListing), response: { 200: PageSchema(SavedSearchSchema), ...errorResponses(400, 401, 404) } } },
+    async (request) => envelope(request, await leaks.listSaved(principalOf(request), parseList(savedSearchListing, request.query))),
   );
 
   const SavedCreate = Type.Object({ name: Type.String({ minLength: 1, maxLength: 200, description: 'Name.' }), query: SavedQuerySchema }, { additionalProperties: false });

@@ -2,19 +2,12 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import type { AppDeps } from '../../deps.js';
 import { notFound } from '../../http/errors.js';
-import { type ListQuery, Listing } from '../../http/listing.js';
-import { type AuditLog, diff } from '../audit/audit.repository.js';
-import type { Principal } from '../auth/principal.js';
+import type { ListParams } from '../../db/listing.js';
+import { type AuditLog, diff } from '../audit/index.js';
+import type { Principal } from '../identity/index.js';
 import type { LeaksRepository, SavedSearchRow } from './leaks.repository.js';
-import { assertHasCriterion, type LeakSearches, leakSearch } from './leaks.search.repository.js';
-
-export const savedSearchListing = new Listing({
-  search: ['name'],
-  ordering: { created_at: 'created_at', name: 'name', last_run_at: 'last_run_at' },
-  idColumn: 'id',
-  createdColumn: 'created_at',
-  updatedColumn: 'updated_at',
-});
+import type { LeakSearches } from './leaks.search.repository.js';
+import { parseLeakSearch, savedSearchListing } from './leaks.lists.js';
 
 /** Saved searches: a search's query kept per organization, validated as a search, run on demand. */
 export class SavedSearches {
@@ -48,14 +41,12 @@ export class SavedSearches {
 
   /** Saved queries must be runnable: the same validation as a search. */
   private validateSaved(query: Record<string, unknown>) {
-    assertHasCriterion(query);
-    leakSearch.filter(this.repo.recordsQuery(), query, { dialect: this.deps.database.dialect });
-    leakSearch.order(this.repo.recordsQuery(), query);
+    parseLeakSearch(query);
   }
 
-  listSaved(p: Principal, query: ListQuery) {
-    const qb = savedSearchListing.filter(this.repo.selectSaved(p.organization.id), query, { dialect: this.deps.database.dialect });
-    return savedSearchListing.page(qb, query, (r: SavedSearchRow) => this.presentSaved(r));
+  listSaved(p: Principal, params: ListParams) {
+    const qb = savedSearchListing.filter(this.repo.selectSaved(p.organization.id), params, { dialect: this.deps.database.dialect });
+    return savedSearchListing.page(qb, params, (r: SavedSearchRow) => this.presentSaved(r));
   }
 
   async getSaved(p: Principal, id: string, db: Kysely<DB> = this.db) {
@@ -114,7 +105,7 @@ export class SavedSearches {
   /** Runs a saved search (page and page_size from the request) and records when and how many. */
   async runSaved(p: Principal, id: string, paging: { page?: number; page_size?: number }) {
     const saved = await this.getSaved(p, id);
-    const page = await this.searches.search({ ...(JSON.parse(saved.query) as ListQuery), ...paging });
+    const page = await this.searches.search(parseLeakSearch({ ...(JSON.parse(saved.query) as Record<string, unknown>), ...paging }));
     await this.repo.markSavedRun(id, this.now(), page.count);
     return page;
   }

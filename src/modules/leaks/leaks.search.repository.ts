@@ -1,133 +1,10 @@
 import { type QueryCreator, sql } from 'kysely';
-import { type TObject, Type } from 'typebox';
-import { normaliseDomain, normaliseEmail } from '../../domain/ioc.js';
-import { domainKeyRange, type FullTextTerm, ftsQuery, ipKeyRange, normalisePhone, parseFullText, prefixEnd, tsQuery } from '../../domain/leak-record.js';
-import { AppError } from '../../http/errors.js';
 import type { Database } from '../../db/database.js';
+import { type ListParams, type ListResult, onlyParams } from '../../db/listing.js';
 import type { DB } from '../../db/schema.js';
-import { given, invalidPage, type ListContext, type ListQuery, type ListResult, Listing, listResult, onlyParams, pageParams, toTimestamp } from '../../http/listing.js';
+import { type FullTextTerm, prefixEnd } from '../../domain/leak-record.js';
 import type { LeaksRepository, RecordRow } from './leaks.repository.js';
-
-const bad = (field: string, message: string) => new AppError('invalid_query', 400, `${field}: ${message}`, { errors: [{ field, message }] });
-
-const str = (description: string, maxLength = 500) => ({ type: 'string', maxLength, description }) as never;
-
-/**
- * The reversed-domain keys a `domain` search covers: `from` alone with exact_domain, else
- * "com.example." up to "com.example/" ('/' follows '.'), the domain and all its subdomains.
- */
-export function domainRange(value: unknown, query: Record<string, unknown>): { from: string; end: string | null } {
-  const n = normaliseDomain(String(value).replace(/\[\.\]/g, '.'));
-  if (!n.ok) throw bad('domain', n.error);
-  const { from, below } = domainKeyRange(n.value);
-  const exact = query.exact_domain === true || query.exact_domain === 'true';
-  return { from, end: exact ? null : below };
-}
-
-export interface LeakSearchContext extends ListContext {
-  /** `q` parsed, its prefixes spelled out where that is faster. */
-  fullText?: FullTextTerm[];
-}
-
-/** The criteria of /leaks/search/ (and of saved searches), each with its index-friendly condition. */
-export const leakSearch = new Listing({
-  filters: {
-    q: {
-      kind: 'custom',
-      schema: str('Full text over every text field: words are AND-ed, `"a phrase"` matches words in order, `prefix*` matches the start of a word. A word is a run of letters or of digits, in the records as in `q`: `harris6915` is the phrase harris 6915, and `harri*` finds harris6915. Records loaded by a bulk load (`import-leaks --bulk`, SQLite) are found by full text once the load has finished; every other criterion finds them at once.'),
-      apply: (qb, value, ctx) => {
-        // The service passes the terms with their prefixes spelled out (LeaksService.expandPrefixes).
-        const terms = (ctx as LeakSearchContext).fullText ?? parseFullText(String(value));
-        if (terms.length === 0) throw bad('q', 'needs at least one word');
-        return ctx.dialect === 'postgres'
-          ? qb.where(sql<boolean>`leak_records.search_vector @@ to_tsquery('simple', ${tsQuery(terms)})`)
-          : qb.where(sql<boolean>`leak_records.rowid in (select rowid from leak_records_fts where leak_records_fts match ${ftsQuery(terms)})`);
-      },
-    },
-    email: {
-      kind: 'custom',
-      schema: str('Exact e-mail address (case-insensitive, defanged forms accepted).', 320),
-      apply: (qb, value) => {
-        const n = normaliseEmail(String(value).replace(/\[@\]/g, '@').replace(/\[\.\]/g, '.'));
-        if (!n.ok) throw bad('email', 'must be an e-mail address');
-        return qb.where('leak_records.email', '=', n.value);
-      },
-    },
-    domain: {
-      kind: 'custom',
-      schema: str('Domain: records of it and of its subdomains (unless exact_domain=true), by e-mail domain or domain field.', 253),
-      apply: (qb, value, ctx) => {
-        const range = domainRange(value, ctx.query ?? {});
-        return range.end === null
-          ? qb.where('leak_records.domain_rev', '=', range.from)
-          : qb.where('leak_records.domain_rev', '>=', range.from).where('leak_records.domain_rev', '<', range.end);
-      },
-    },
-    exact_domain: { kind: 'custom', schema: Type.Boolean({ description: 'With domain: only that exact domain, no subdomains.' }) as never, apply: (qb) => qb },
-    username: {
-      kind: 'custom',
-      schema: str('Exact username, case-insensitive.', 256),
-      apply: (qb, value) => qb.where('leak_records.username_lower', '=', String(value).trim().toLowerCase()),
-    },
-    ip: {
-      kind: 'custom',
-      schema: str('An IP address, or a CIDR range such as 203.0.113.0/24.', 64),
-      apply: (qb, value) => {
-        const range = ipKeyRange(String(value).trim().replace(/\[\.\]/g, '.'));
-        if (!range) throw bad('ip', 'must be an IP address or CIDR range');
-        return range[0] === range[1]
-          ? qb.where('leak_records.ip_key', '=', range[0])
-          : qb.where('leak_records.ip_key', '>=', range[0]).where('leak_records.ip_key', '<=', range[1]);
-      },
-    },
-    phone: {
-      kind: 'custom',
-      schema: str('Phone number; punctuation and a leading + are ignored.', 40),
-      apply: (qb, value) => {
-        const n = normalisePhone(String(value));
-        if (!n) throw bad('phone', 'must be a phone number of 6 to 20 digits');
-        // With or without the international '+': the same number.
-        const digits = n.replace(/^\+/, '');
-        return qb.where('leak_records.phone', 'in', [digits, `+${digits}`]);
-      },
-    },
-    source: { kind: 'uuid', column: 'leak_records.source_id', description: 'Only records of this source.' },
-    has_password: {
-      kind: 'custom',
-      schema: Type.Boolean({ description: 'Only records with (true) or without (false) a leaked password.' }) as never,
-      apply: (qb, value) => qb.where('leak_records.password_sha1', value === true || value === 'true' ? 'is not' : 'is', null),
-    },
-    leaked_after: {
-      kind: 'custom',
-      schema: Type.String({ format: 'date-or-date-time', description: 'Only records leaked at or after this date or time.' }) as never,
-      apply: (qb, value) => qb.where('leak_records.leaked_at', '>=', toTimestamp(String(value), 'leaked_after')),
-    },
-    leaked_before: {
-      kind: 'custom',
-      schema: Type.String({ format: 'date-or-date-time', description: 'Only records leaked before this date or time.' }) as never,
-      apply: (qb, value) => qb.where('leak_records.leaked_at', '<', toTimestamp(String(value), 'leaked_before')),
-    },
-  },
-  ordering: { leaked_at: 'leak_records.leaked_at', created_at: 'leak_records.created_at' },
-  idColumn: 'leak_records.id',
-  createdColumn: 'leak_records.created_at',
-});
-
-export const CRITERIA = ['q', 'email', 'domain', 'username', 'ip', 'phone', 'source'] as const;
-
-export function assertHasCriterion(query: Record<string, unknown>) {
-  if (!CRITERIA.some((c) => given(query[c]))) {
-    const message = `give at least one of ${CRITERIA.join(', ')}`;
-    throw new AppError('invalid_query', 400, message, { errors: [{ field: 'q', message }] });
-  }
-}
-
-
-/** The saved-search `query`: the same parameters, but unknown keys refused. */
-export const SavedQuerySchema: TObject = (() => {
-  const { page: _p, page_size: _ps, ...props } = leakSearch.querystring.properties as Record<string, never>;
-  return Type.Object(props, { additionalProperties: false, description: 'The /leaks/search/ parameters (without page and page_size).' });
-})();
+import { type DomainRange, leakSearch } from './leaks.lists.js';
 
 /** A domain search merges the index ranges of at most this many domains (the domain and its subdomains). */
 const MAX_MERGED_DOMAINS = 32;
@@ -152,31 +29,27 @@ export class LeakSearches {
    * On PostgreSQL the three are one statement (the first branch below, or searchByDomain's): each
    * round trip costs more there than the queries themselves.
    */
-  async search(query: ListQuery): Promise<ListResult<string>> {
-    assertHasCriterion(query);
-    const { page, pageSize } = pageParams(query);
-    const ctx: LeakSearchContext = { dialect: this.database.dialect };
-    // Every parameter is checked (a bad one is a 400) before anything is read, then prefixes are
-    // spelled out (PostgreSQL) and the criteria applied again with them.
-    let filtered = leakSearch.filter(this.db.selectFrom('leak_records'), query, ctx);
-    const fullText = given(query.q) ? await this.expandPrefixes(parseFullText(String(query.q))) : undefined;
-    if (fullText?.some((t) => t.completions)) {
-      const expanded: LeakSearchContext = { ...ctx, fullText };
-      filtered = leakSearch.filter(this.db.selectFrom('leak_records'), query, expanded);
-    }
+  async search(params: ListParams): Promise<ListResult<string>> {
+    const { page, pageSize } = params;
+    const ctx = { dialect: this.database.dialect };
+    // Prefixes spelled out (PostgreSQL) before the criteria are applied.
+    const terms = params.filters.q as FullTextTerm[] | undefined;
+    const fullText = terms ? await this.expandPrefixes(terms) : undefined;
+    if (fullText) params = { ...params, filters: { ...params.filters, q: fullText } };
+    const filtered = leakSearch.filter(this.db.selectFrom('leak_records'), params, ctx);
     // A prefix no word of the index starts with: nothing matches, and there is nothing to run.
     if (fullText?.some((t) => t.completions?.length === 0)) return this.pageOfRows({ count: 0, rows: [] }, page, pageSize);
-    const pageOf = (qb: typeof filtered) => leakSearch.order(qb, query).limit(pageSize).offset((page - 1) * pageSize);
-    const byDomain = await this.searchByDomain(query, page, pageSize);
+    const pageOf = (qb: typeof filtered) => leakSearch.pageQuery(qb, params);
+    const byDomain = await this.searchByDomain(params);
     if (byDomain && 'rows' in byDomain) return this.pageOfRows(byDomain, page, pageSize);
     if (!byDomain && this.database.dialect === 'postgres') {
       // Full text counts its matches in the pass that finds them (count(*) over ()); any other
       // criterion counts from its index in a scalar subquery that PostgreSQL runs once.
-      const textSearch = given(query.q);
+      const textSearch = fullText !== undefined;
       const ids = pageOf(filtered.select(textSearch ? ['leak_records.id', sql<number>`count(*) over ()`.as('total')] : ['leak_records.id']));
       const total = textSearch ? sql<number>`page.total` : filtered.select((eb) => eb.fn.countAll().as('n'));
       const rows = (await leakSearch
-        .order(this.records.recordsQuery().innerJoin(ids.as('page'), 'page.id', 'leak_records.id').select(total.as('total')), query)
+        .order(this.records.recordsQuery().innerJoin(ids.as('page'), 'page.id', 'leak_records.id').select(total.as('total')), params)
         .execute()) as Array<RecordRow & { total: number }>;
       return this.pageOfRows({ count: rows.length ? Number(rows[0]?.total) : 0, rows }, page, pageSize);
     }
@@ -184,11 +57,10 @@ export class LeakSearches {
     let ids: string[];
     if (byDomain) {
       ({ count, ids } = byDomain);
-    } else if (given(query.q)) {
+    } else if (fullText) {
       // Full text: matching is the cost, so match once and count the matches in the same pass
-      // (count(*) over ()). An empty page past the first is past the end: 404 either way.
+      // (count(*) over ()). An empty page past the first counts 0: past the end, 404 either way.
       const rows = (await pageOf(filtered.select(['leak_records.id', sql<number>`count(*) over ()`.as('total')])).execute()) as Array<{ id: string; total: number }>;
-      if (rows.length === 0 && page > 1) throw invalidPage();
       count = rows.length ? Number(rows[0]?.total) : 0;
       ids = rows.map((r) => r.id);
     } else {
@@ -198,15 +70,11 @@ export class LeakSearches {
     }
     const rows = ids.length ? ((await this.records.recordsQuery().where('leak_records.id', 'in', ids).execute()) as RecordRow[]) : [];
     const byId = new Map(rows.map((r) => [r.id, r]));
-    return listResult(
-      count,
-      page,
-      pageSize,
-      ids.flatMap((id) => {
-        const r = byId.get(id);
-        return r ? [r.json] : [];
-      }),
-    );
+    const results = ids.flatMap((id) => {
+      const r = byId.get(id);
+      return r ? [r.json] : [];
+    });
+    return { count, page, pageSize, results };
   }
 
   /**
@@ -238,10 +106,9 @@ export class LeakSearches {
     );
   }
 
-  /** A page of records already in order; an empty page past the first is past the end (404). */
+  /** A page of records already in order; an empty page past the first is past the end (count 0: 404). */
   private pageOfRows(found: { count: number; rows: RecordRow[] }, page: number, pageSize: number): ListResult<string> {
-    if (found.rows.length === 0 && page > 1) throw invalidPage();
-    return listResult(found.count, page, pageSize, found.rows.map((r) => r.json));
+    return { count: found.rows.length === 0 && page > 1 ? 0 : found.count, page, pageSize, results: found.rows.map((r) => r.json) };
   }
 
   /**
@@ -252,15 +119,16 @@ export class LeakSearches {
    * search is not of that shape, or spans more domains than are worth merging. On PostgreSQL the
    * merge and the records are one statement (a lateral scan per domain), on SQLite a query each.
    */
-  private async searchByDomain(query: ListQuery, page: number, pageSize: number): Promise<{ count: number; ids: string[] } | { count: number; rows: RecordRow[] } | null> {
-    const ordering = query.ordering ?? '-created_at';
-    if (ordering !== 'created_at' && ordering !== '-created_at') return null;
-    if (!onlyParams(query, DOMAIN_SEARCH_PARAMS) || !given(query.domain)) return null;
-    const { from, end } = domainRange(query.domain, query);
+  private async searchByDomain(params: ListParams): Promise<{ count: number; ids: string[] } | { count: number; rows: RecordRow[] } | null> {
+    const { page, pageSize } = params;
+    if (params.ordering.field !== 'created_at') return null;
+    const range = params.filters.domain as DomainRange | undefined;
+    if (!onlyParams(params, DOMAIN_SEARCH_PARAMS) || !range) return null;
+    const { from, end } = range;
     let keysQuery = this.db.selectFrom('leak_domain_counts').select(['key', 'n']).where('n', '>', 0);
     keysQuery = end === null ? keysQuery.where('key', '=', from) : keysQuery.where('key', '>=', from).where('key', '<', end);
     keysQuery = keysQuery.limit(MAX_MERGED_DOMAINS + 1);
-    const direction = ordering === 'created_at' ? 'asc' : 'desc';
+    const direction = params.ordering.desc ? 'desc' : 'asc';
     const wanted = page * pageSize;
     if (this.database.dialect === 'postgres') {
       // One statement: the matching domains, their total, and the page merged from one lateral

@@ -3,10 +3,10 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import type { AppDeps } from '../../deps.js';
 import { DATA_CLASSES, type FullTextTerm, sha1Hex } from '../../domain/leak-record.js';
-import { AppError, conflict, notFound } from '../../http/errors.js';
-import { type ListQuery, type ListResult, Listing } from '../../http/listing.js';
-import { type AuditLog, diff } from '../audit/audit.repository.js';
-import type { Principal } from '../auth/principal.js';
+import { conflict, notFound } from '../../http/errors.js';
+import type { ListParams, ListResult } from '../../db/listing.js';
+import { type AuditLog, diff } from '../audit/index.js';
+import type { Principal } from '../identity/index.js';
 import type { AppHookRegistry } from '../hooks.js';
 import { LeakBulkLoads } from './leaks.bulk-load.js';
 import { counterDeltas, domainDeltas } from './leaks.counters.js';
@@ -15,35 +15,10 @@ import { LeaksRepository, type SavedSearchRow, type SourceRow } from './leaks.re
 import type { LeakSourceOut } from './leaks.schemas.js';
 import { LeakSearches } from './leaks.search.repository.js';
 import { SavedSearches } from './leaks.saved-searches.js';
+import { sourceListing } from './leaks.lists.js';
 
 export { BULK_LOAD_ALIVE_MS } from './leaks.bulk-load.js';
 export { BATCH_SIZE, IngestCutOff, type IngestItem, type IngestOptions, type IngestProgress, type IngestReport, MAX_BATCH_BYTES, MAX_REPORTED_REJECTIONS } from './leaks.ingest.js';
-export { savedSearchListing } from './leaks.saved-searches.js';
-
-export const sourceListing = new Listing({
-  filters: {
-    is_verified: { kind: 'boolean', column: 'is_verified', description: 'Only verified (true) or unverified (false) sources.' },
-    data_classes: {
-      kind: 'custom',
-      schema: { type: 'string', description: `Only sources exposing all these data classes (comma list of ${DATA_CLASSES.join(', ')}).` } as never,
-      apply: (qb, value) => {
-        let q = qb;
-        for (const c of String(value).split(',').map((v) => v.trim()).filter(Boolean)) {
-          if (!(DATA_CLASSES as readonly string[]).includes(c)) {
-            throw new AppError('invalid_query', 400, `data_classes: must be among ${DATA_CLASSES.join(', ')}`, { errors: [{ field: 'data_classes', message: `must be among ${DATA_CLASSES.join(', ')}` }] });
-          }
-          q = q.where('data_classes', 'like', `%"${c}"%`);
-        }
-        return q;
-      },
-    },
-  },
-  search: ['name', 'description'],
-  ordering: { created_at: 'created_at', name: 'name', breach_date: 'breach_date', record_count: 'record_count' },
-  idColumn: 'id',
-  createdColumn: 'created_at',
-  updatedColumn: 'updated_at',
-});
 
 export function presentSource(r: SourceRow): LeakSourceOut {
   return {
@@ -94,9 +69,9 @@ export class LeaksService {
 
   // --- sources ---
 
-  listSources(query: ListQuery): Promise<ListResult<LeakSourceOut>> {
-    const qb = sourceListing.filter(this.repo.selectSources(), query, { dialect: this.deps.database.dialect });
-    return sourceListing.page(qb, query, presentSource);
+  listSources(params: ListParams): Promise<ListResult<LeakSourceOut>> {
+    const qb = sourceListing.filter(this.repo.selectSources(), params, { dialect: this.deps.database.dialect });
+    return sourceListing.page(qb, params, presentSource);
   }
 
   async getSource(id: string, db: Kysely<DB> = this.db): Promise<SourceRow> {
@@ -215,8 +190,8 @@ export class LeaksService {
 
   // --- search, records, statistics ---
 
-  search(query: ListQuery): Promise<ListResult<string>> {
-    return this.searches.search(query);
+  search(params: ListParams): Promise<ListResult<string>> {
+    return this.searches.search(params);
   }
 
   expandPrefixes(terms: FullTextTerm[]): Promise<FullTextTerm[]> {
@@ -269,8 +244,8 @@ export class LeaksService {
     return this.saved.presentSaved(r);
   }
 
-  listSaved(p: Principal, query: ListQuery) {
-    return this.saved.listSaved(p, query);
+  listSaved(p: Principal, params: ListParams) {
+    return this.saved.listSaved(p, params);
   }
 
   getSaved(p: Principal, id: string, db?: Kysely<DB>) {

@@ -1,6 +1,7 @@
 import type { AppDeps } from '../../deps.js';
+import { bind } from '../../http/routes.js';
 import { type BackgroundJob, JobLoop } from '../../runtime/jobs.js';
-import type { AuditLog } from '../audit/audit.repository.js';
+import type { AuditLog } from '../audit/index.js';
 import type { Outbox } from '../events/index.js';
 import type { AppHookRegistry } from '../hooks.js';
 import type { IncidentsService } from '../incidents/index.js';
@@ -30,7 +31,7 @@ export function createMonitoringModule(
   return {
     name: 'monitoring',
     service,
-    routes: [{ plugin: monitoringRoutes, options: { monitoring: service } }],
+    routes: [bind(monitoringRoutes, { monitoring: service })],
     jobs: [
       { name: 'monitor scans', start: (log) => service.scans.start(log), stop: () => service.scans.stop() },
       { name: 'alert counts', start: (log) => folding.start(log), stop: () => folding.stop() },

@@ -1,9 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { assertIfMatch, etagOf, notModified } from '../../http/etag.js';
+import { listQuerystring, parseList } from '../../http/list-query.js';
 import { envelope, PageSchema, sendJsonPage } from '../../http/listing.js';
 import { errorResponses, IdParams } from '../../http/schemas.js';
-import { actorOf, principalOf } from '../auth/principal.js';
+import { actorOf, principalOf } from '../identity/index.js';
 import { IncidentSchema, presentIncident } from '../incidents/index.js';
 import { Uuid } from '../../http/schemas.js';
 import {
@@ -18,8 +19,9 @@ import {
   ScanQueuedSchema,
   ScanSchema,
 } from './monitoring.schemas.js';
-import { presentScan, scanListing } from './monitoring.scans.js';
-import { alertListing, monitorListing, type MonitoringService, presentAlert, presentMonitor } from './monitoring.service.js';
+import { presentScan } from './monitoring.scans.js';
+import { alertListing, monitorListing, scanListing } from './monitoring.lists.js';
+import { type MonitoringService, presentAlert, presentMonitor } from './monitoring.service.js';
 
 const tags = ['monitoring'];
 const ScanParams = Type.Object({ id: Uuid('Monitor id.'), scanId: Uuid('Scan id.') });
@@ -32,11 +34,11 @@ export const monitoringRoutes: FastifyPluginAsyncTypebox<{ monitoring: Monitorin
         tags,
         summary: 'Your monitors',
         description: 'Filters type, status, severity (comma lists); search looks in the name and the terms.',
-        querystring: monitorListing.querystring,
+        querystring: listQuerystring(monitorListing),
         response: { 200: PageSchema(MonitorSchema), ...errorResponses(400, 401, 404) },
       },
     },
-    async (request) => envelope(request, await monitoring.list(principalOf(request), request.query)),
+    async (request) => envelope(request, await monitoring.list(principalOf(request), parseList(monitorListing, request.query))),
   );
 
   app.post(
@@ -116,19 +118,19 @@ export const monitoringRoutes: FastifyPluginAsyncTypebox<{ monitoring: Monitorin
         tags,
         summary: "Your organization's alerts",
         description: 'Newest first. Filters monitor, status, severity (comma lists); search looks in the matched term and the note.',
-        querystring: alertListing.querystring,
+        querystring: listQuerystring(alertListing),
         response: { 200: PageSchema(AlertSchema), ...errorResponses(400, 401, 404) },
       },
     },
-    async (request, reply) => sendJsonPage(reply, envelope(request, await monitoring.listAlerts(principalOf(request), request.query))),
+    async (request, reply) => sendJsonPage(reply, envelope(request, await monitoring.listAlerts(principalOf(request), parseList(alertListing, request.query)))),
   );
 
   app.get(
     '/monitoring/:id/alerts/',
     {
-      schema: { tags, summary: "One monitor's alerts", params: IdParams, querystring: alertListing.querystring, response: { 200: PageSchema(AlertSchema), ...errorResponses(400, 401, 404) } },
+      schema: { tags, summary: "One monitor's alerts", params: IdParams, querystring: listQuerystring(alertListing), response: { 200: PageSchema(AlertSchema), ...errorResponses(400, 401, 404) } },
     },
-    async (request, reply) => sendJsonPage(reply, envelope(request, await monitoring.listAlerts(principalOf(request), request.query, request.params.id))),
+    async (request, reply) => sendJsonPage(reply, envelope(request, await monitoring.listAlerts(principalOf(request), parseList(alertListing, request.query), request.params.id))),
   );
 
   app.post(
@@ -159,13 +161,13 @@ export const monitoringRoutes: FastifyPluginAsyncTypebox<{ monitoring: Monitorin
         summary: "One monitor's scans",
         description: 'Newest first: the backfill of its creation and each scan requested since, with its status (queued, running, completed) and progress.',
         params: IdParams,
-        querystring: scanListing.querystring,
+        querystring: listQuerystring(scanListing),
         response: { 200: PageSchema(ScanSchema), ...errorResponses(400, 401, 404) },
       },
     },
     async (request) => {
       await monitoring.get(principalOf(request), request.params.id);
-      return envelope(request, await monitoring.scans.list(principalOf(request), request.params.id, request.query));
+      return envelope(request, await monitoring.scans.list(principalOf(request), request.params.id, parseList(scanListing, request.query)));
     },
   );
 

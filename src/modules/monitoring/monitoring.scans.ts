@@ -6,13 +6,14 @@ import type { AppDeps } from '../../deps.js';
 import { type JobLog, JobLoop } from '../../runtime/jobs.js';
 import { domainKeyRange, ipKeyRange } from '../../domain/leak-record.js';
 import { notFound } from '../../http/errors.js';
-import { type ListQuery, type ListResult, Listing } from '../../http/listing.js';
-import type { Principal } from '../auth/principal.js';
+import type { ListParams, ListResult } from '../../db/listing.js';
+import type { Principal } from '../identity/index.js';
 import type { Outbox } from '../events/index.js';
 import type { InsertedRecord } from '../hooks.js';
 import { type Match, MonitorIndex } from './monitoring.matcher.js';
 import type { MonitoringRepository } from './monitoring.repository.js';
 import type { ScanOut } from './monitoring.schemas.js';
+import { scanListing } from './monitoring.lists.js';
 import type { CandidateRow, KeyRange, ScanRow, ScansRepository } from './monitoring.scans.repository.js';
 
 /** Where a scan goes on from: the term it is at, and the last record it read of that term's range. */
@@ -24,12 +25,6 @@ interface Cursor {
 /** A scan's runner lost its lease: another process took the scan over after it stalled. */
 class LeaseLost extends Error {}
 
-export const scanListing = new Listing({
-  filters: {},
-  ordering: { created_at: 'monitor_scans.created_at' },
-  idColumn: 'monitor_scans.id',
-  createdColumn: 'monitor_scans.created_at',
-});
 
 export function presentScan(r: ScanRow): ScanOut {
   return {
@@ -133,9 +128,9 @@ export class MonitorScans {
     return { ...row, records_scanned: 0, alerts_raised: 0 };
   }
 
-  list(p: Principal, monitorId: string, query: ListQuery): Promise<ListResult<ScanOut>> {
-    const qb = scanListing.filter(this.repo.selectScans(this.db, p.organization.id, monitorId), query, { dialect: this.deps.database.dialect });
-    return scanListing.page(qb, query, presentScan);
+  list(p: Principal, monitorId: string, params: ListParams): Promise<ListResult<ScanOut>> {
+    const qb = scanListing.filter(this.repo.selectScans(this.db, p.organization.id, monitorId), params, { dialect: this.deps.database.dialect });
+    return scanListing.page(qb, params, presentScan);
   }
 
   async get(p: Principal, monitorId: string, id: string): Promise<ScanRow> {

@@ -1,47 +1,24 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import type { AppDeps } from '../../deps.js';
-import { MONITOR_TYPES, type MonitorType, normaliseTerms } from '../../domain/monitor-terms.js';
+import { type MonitorType, normaliseTerms } from '../../domain/monitor-terms.js';
 import { conflict, notFound, validation } from '../../http/errors.js';
-import { type ListQuery, type ListResult, Listing, listValues, onlyParams } from '../../http/listing.js';
-import { type AuditLog, diff } from '../audit/audit.repository.js';
-import type { Principal } from '../auth/principal.js';
+import { filterValues, type ListParams, type ListResult, onlyParams } from '../../db/listing.js';
+import { type AuditLog, diff } from '../audit/index.js';
+import type { Principal } from '../identity/index.js';
 import type { InsertedRecord } from '../hooks.js';
 import type { IncidentsService, Severity } from '../incidents/index.js';
 import type { Outbox } from '../events/index.js';
 import { type Match, MonitorIndex } from './monitoring.matcher.js';
 import { type AlertRow, FOLD_KEYS, type MonitoringRepository, type MonitorWithFigures } from './monitoring.repository.js';
 import { MonitorScans, type ScanOptions } from './monitoring.scans.js';
+import { alertListing, monitorListing } from './monitoring.lists.js';
 import { ScansRepository } from './monitoring.scans.repository.js';
 import { ALERT_STATUSES, type AlertOut, type AlertPatch, MONITOR_STATUSES, type MonitorCreate, type MonitorOut, type MonitorPatch, SEVERITIES } from './monitoring.schemas.js';
 
 type Ctx = { p: Principal; ip: string };
 
-export const monitorListing = new Listing({
-  filters: {
-    type: { kind: 'enum', column: 'monitors.type', values: MONITOR_TYPES, description: 'Only monitors of these types.' },
-    status: { kind: 'enum', column: 'monitors.status', values: MONITOR_STATUSES, description: 'Only monitors in these states.' },
-    severity: { kind: 'enum', column: 'monitors.severity', values: SEVERITIES, description: 'Only monitors of these severities.' },
-  },
-  search: ['monitors.name', 'monitors.terms'],
-  ordering: { created_at: 'monitors.created_at', updated_at: 'monitors.updated_at', name: 'monitors.name' },
-  idColumn: 'monitors.id',
-  createdColumn: 'monitors.created_at',
-  updatedColumn: 'monitors.updated_at',
-});
 
-export const alertListing = new Listing({
-  filters: {
-    monitor: { kind: 'uuid', column: 'monitor_alerts.monitor_id', description: 'Only the alerts of this monitor.' },
-    status: { kind: 'enum', column: 'monitor_alerts.status', values: ALERT_STATUSES, description: 'Only alerts in these states.' },
-    severity: { kind: 'enum', column: 'monitor_alerts.severity', values: SEVERITIES, description: 'Only alerts of these severities.' },
-  },
-  search: ['monitor_alerts.matched_term', 'monitor_alerts.note'],
-  ordering: { created_at: 'monitor_alerts.created_at', updated_at: 'monitor_alerts.updated_at' },
-  idColumn: 'monitor_alerts.id',
-  createdColumn: 'monitor_alerts.created_at',
-  updatedColumn: 'monitor_alerts.updated_at',
-});
 
 /** The alert list's parameters that its counts can answer (see listAlerts). */
 const COUNTED_ALERT_PARAMS = new Set(['monitor', 'status', 'severity', 'page', 'page_size', 'ordering']);
@@ -110,9 +87,9 @@ export class MonitoringService {
     return this.deps.database.db;
   }
 
-  list(p: Principal, query: ListQuery): Promise<ListResult<MonitorOut>> {
-    const qb = monitorListing.filter(this.repo.selectMonitors(this.db, p.organization.id), query, { dialect: this.deps.database.dialect });
-    return monitorListing.page(qb, query, presentMonitor);
+  list(p: Principal, params: ListParams): Promise<ListResult<MonitorOut>> {
+    const qb = monitorListing.filter(this.repo.selectMonitors(this.db, p.organization.id), params, { dialect: this.deps.database.dialect });
+    return monitorListing.page(qb, params, presentMonitor);
   }
 
   async get(p: Principal, id: string, db: Kysely<DB> = this.db): Promise<MonitorWithFigures> {
@@ -255,7 +232,7 @@ export class MonitoringService {
   }
 
   /** The organization's alerts, or one monitor's (404 when that monitor is not the organization's). */
-  async listAlerts(p: Principal, query: ListQuery, monitorId?: string): Promise<ListResult<string>> {
+  async listAlerts(p: Principal, params: ListParams, monitorId?: string): Promise<ListResult<string>> {
     const org = p.organization.id;
     let qb = this.repo.selectAlertJson(this.db, org);
     if (monitorId) {
@@ -263,18 +240,18 @@ export class MonitoringService {
       qb = qb.where('monitor_alerts.monitor_id', '=', monitorId);
     }
     const ctx = { dialect: this.deps.database.dialect };
-    const filtered = alertListing.filter(qb, query, ctx);
+    const filtered = alertListing.filter(qb, params, ctx);
     // A triage queue's filters (monitor, status, severity) are counted from the alert counts;
     // others from the alerts' own index: every alert has its monitor and record (foreign keys), so
     // the joins that fill the page's rows would change nothing but the count's cost.
-    const count = onlyParams(query, COUNTED_ALERT_PARAMS)
-      ? this.repo.alertCountQuery(this.db, org, { monitorId: monitorId ?? listValues(query.monitor)?.[0]?.toLowerCase(), statuses: listValues(query.status), severities: listValues(query.severity) })
+    const count = onlyParams(params, COUNTED_ALERT_PARAMS)
+      ? this.repo.alertCountQuery(this.db, org, { monitorId: monitorId ?? (params.filters.monitor as string | undefined), statuses: filterValues(params, 'status'), severities: filterValues(params, 'severity') })
       : async () => {
           let counted = this.repo.alertsOnly(this.db, org);
           if (monitorId) counted = counted.where('monitor_alerts.monitor_id', '=', monitorId);
-          return Number((await alertListing.filter(counted, query, ctx).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+          return Number((await alertListing.filter(counted, params, ctx).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
         };
-    return alertListing.page(filtered, query, (r: { json: string }) => r.json, count);
+    return alertListing.page(filtered, params, (r: { json: string }) => r.json, count);
   }
 
   async getAlert(p: Principal, id: string, db: Kysely<DB> = this.db): Promise<AlertRow> {

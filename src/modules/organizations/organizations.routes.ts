@@ -1,26 +1,25 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import type { AppDeps } from '../../deps.js';
-import { principalOf } from '../auth/principal.js';
 import { assertIfMatch, etagOf, notModified } from '../../http/etag.js';
-import { envelope, Listing, PageSchema } from '../../http/listing.js';
+import { listQuerystring, parseList } from '../../http/list-query.js';
+import { envelope, PageSchema } from '../../http/listing.js';
+import { organizationListing } from './organizations.lists.js';
+import { type AuthService, presentUser, principalOf } from '../identity/index.js';
 import { errorResponses } from '../../http/schemas.js';
-import { OrganizationCreateSchema, OrganizationPatchSchema, OrganizationSchema, UsageSchema } from './organizations.schemas.js';
+import { MeSchema, OrganizationCreateSchema, OrganizationPatchSchema, OrganizationSchema, UsageSchema } from './organizations.schemas.js';
 import type { OrganizationsService } from './organizations.service.js';
-import type { OrganizationRow } from './organizations.repository.js';
-import { PLANS } from '../../config.js';
 
-const listing = new Listing({
-  filters: { plan: { kind: 'enum', column: 'plan', values: PLANS, description: 'Only these plans.' } },
-  search: ['name'],
-  ordering: { created_at: 'created_at', name: 'name' },
-  idColumn: 'id',
-  createdColumn: 'created_at',
-  updatedColumn: 'updated_at',
-});
-
-export const organizationsRoutes: FastifyPluginAsyncTypebox<{ deps: Pick<AppDeps, 'database'>; orgs: OrganizationsService }> = async (app, { deps, orgs }) => {
+export const organizationsRoutes: FastifyPluginAsyncTypebox<{ orgs: OrganizationsService; auth: Pick<AuthService, 'currentUser'> }> = async (app, { orgs, auth }) => {
   const tags = ['organizations'];
+
+  app.get(
+    '/auth/me/',
+    { schema: { tags: ['auth'], summary: 'The current user and its organization', response: { 200: MeSchema, ...errorResponses(401) } } },
+    async (request) => {
+      const p = principalOf(request);
+      return { ...presentUser(await auth.currentUser(p)), organization: orgs.present(await orgs.get(p.organization.id)) };
+    },
+  );
 
   app.get(
     '/organization/',
@@ -79,15 +78,12 @@ export const organizationsRoutes: FastifyPluginAsyncTypebox<{ deps: Pick<AppDeps
         tags,
         summary: 'All organizations (staff)',
         description: 'Platform staff only. Search looks in the name.',
-        querystring: listing.querystring,
+        querystring: listQuerystring(organizationListing),
         response: { 200: PageSchema(OrganizationSchema), ...errorResponses(400, 401, 403, 404) },
       },
     },
     async (request) => {
-      const qb = listing.filter(orgs.selectAll(), request.query, { dialect: deps.database.dialect });
-      return envelope(request, await listing.page(qb, request.query, (row: OrganizationRow) =>
-        orgs.present({ ...row, member_count: Number(row.member_count ?? 0) }),
-      ));
+      return envelope(request, await orgs.list(parseList(organizationListing, request.query)));
     },
   );
 

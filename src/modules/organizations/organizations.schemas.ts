@@ -1,6 +1,7 @@
 import { type Static, Type } from 'typebox';
 import { PLANS } from '../../config.js';
 import { Timestamp, Uuid } from '../../http/schemas.js';
+import { UserSchema } from '../identity/index.js';
 
 export const PlanSchema = Type.Enum([...PLANS], { type: 'string', description: 'Subscription plan: sets the rate limit.' });
 const Name = Type.String({ minLength: 1, maxLength: 200, description: 'Organization name, unique across the platform.' });
@@ -17,6 +18,11 @@ export const OrganizationSchema = Type.Object(
   { title: 'Organization' },
 );
 export type Organization = Static<typeof OrganizationSchema>;
+
+export const MeSchema = Type.Object(
+  { ...UserSchema.properties, organization: OrganizationSchema },
+  { description: 'The current user with its organization.' },
+);
 
 export const OrganizationPatchSchema = Type.Object(
   {

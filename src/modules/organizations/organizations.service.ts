@@ -1,13 +1,15 @@
 import type { Plan } from '../../config.js';
 import type { AppDeps } from '../../deps.js';
-import { type Principal, requireRole } from '../auth/principal.js';
+import { type Principal, requireRole } from '../identity/index.js';
 import { conflict, notFound } from '../../http/errors.js';
-import { diff } from '../audit/audit.repository.js';
-import type { AuditLog } from '../audit/audit.repository.js';
-import type { User } from '../users/users.repository.js';
-import type { NewUser, UsersService } from '../users/users.service.js';
+import { diff } from '../audit/index.js';
+import type { AuditLog } from '../audit/index.js';
+import type { User } from '../identity/index.js';
+import type { NewUser, UsersService } from '../identity/index.js';
 import type { OrganizationRow, OrganizationsRepository } from './organizations.repository.js';
 import type { Organization } from './organizations.schemas.js';
+import { organizationListing } from './organizations.lists.js';
+import type { ListParams, ListResult } from '../../db/listing.js';
 import type { Hooks } from '../../runtime/hooks.js';
 import type { AppHooks, UsageKey } from '../hooks.js';
 
@@ -35,9 +37,10 @@ export class OrganizationsService {
     };
   }
 
-  /** Every organization with its member count, for the staff listing. */
-  selectAll() {
-    return this.orgs.select(this.db);
+  /** Every organization with its member count, a page of them (staff). */
+  list(params: ListParams): Promise<ListResult<Organization>> {
+    const qb = organizationListing.filter(this.orgs.select(this.db), params, { dialect: this.deps.database.dialect });
+    return organizationListing.page(qb, params, (row: OrganizationRow) => this.present({ ...row, member_count: Number(row.member_count ?? 0) }));
   }
 
   async get(orgId: string): Promise<OrganizationRow> {

@@ -1,7 +1,9 @@
 import type { AppDeps } from '../../deps.js';
-import type { AuditLog } from '../audit/audit.repository.js';
+import { bind } from '../../http/routes.js';
+import type { AuditLog } from '../audit/index.js';
 import type { Outbox } from '../events/index.js';
 import type { AppHookRegistry } from '../hooks.js';
+import type { UsersService } from '../identity/index.js';
 import { TrackingTokensRepository } from './tracking-tokens.repository.js';
 import { trackingTokensRoutes } from './tracking-tokens.routes.js';
 import { TrackingTokensService } from './tracking-tokens.service.js';
@@ -14,8 +16,8 @@ export { TrackingTokensService };
  * (/t/<key>/, outside /api/v1), logins (auth.loginAttempt), bearer keys (auth.unknownBearer) and
  * ingested leak data (leaks.ingested). Its count is a figure of /organization/usage/.
  */
-export function createTrackingTokensModule(ctx: Pick<AppDeps, 'database' | 'clock' | 'newId' | 'counters' | 'config'> & { audit: AuditLog; hooks: AppHookRegistry; outbox: Outbox }) {
-  const service = new TrackingTokensService(ctx, new TrackingTokensRepository(ctx.database.dialect), ctx.audit, ctx.outbox);
+export function createTrackingTokensModule(ctx: Pick<AppDeps, 'database' | 'clock' | 'newId' | 'counters' | 'config'> & { audit: AuditLog; hooks: AppHookRegistry; outbox: Outbox; users: Pick<UsersService, 'usernameTaken'> }) {
+  const service = new TrackingTokensService(ctx, new TrackingTokensRepository(ctx.database.dialect), ctx.audit, ctx.outbox, ctx.users);
   ctx.hooks.on('organizations.usage', async (db, orgId, key) => (key === 'tracking_tokens' ? service.countTokens(db, orgId) : undefined));
   ctx.hooks.on('auth.loginAttempt', (username, client) => service.onLogin(username, client));
   ctx.hooks.on('auth.unknownBearer', (token, client) => service.onBearer(token, client));
@@ -23,8 +25,8 @@ export function createTrackingTokensModule(ctx: Pick<AppDeps, 'database' | 'cloc
   return {
     name: 'tracking-tokens',
     service,
-    routes: [{ plugin: trackingTokensRoutes, options: { tokens: service } }],
-    siteRoutes: [{ plugin: triggerRoutes, options: { tokens: service } }],
+    routes: [bind(trackingTokensRoutes, { tokens: service })],
+    siteRoutes: [bind(triggerRoutes, { tokens: service })],
     // In every process: hits are recorded where they arrive; closing waits for those in hand.
     lifecycle: { ready: (log: Parameters<TrackingTokensService['setLog']>[0]) => service.setLog(log), close: () => service.settled() },
   } as const;

@@ -1,11 +1,13 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { assertIfMatch, etagOf, notModified } from '../../http/etag.js';
+import { listQuerystring, parseList } from '../../http/list-query.js';
 import { envelope, PageSchema, publicBase, sendJsonPage } from '../../http/listing.js';
 import { errorResponses, IdParams } from '../../http/schemas.js';
-import { actorOf, principalOf } from '../auth/principal.js';
+import { actorOf, principalOf } from '../identity/index.js';
 import { ExposureSchema, TokenCreateSchema, TokenPatchSchema, TrackingTokenSchema } from './tracking-tokens.schemas.js';
-import { exposureListing, tokenListing, type TrackingTokensService } from './tracking-tokens.service.js';
+import type { TrackingTokensService } from './tracking-tokens.service.js';
+import { exposureListing, tokenListing } from './tracking-tokens.lists.js';
 
 const tags = ['tracking-tokens'];
 
@@ -18,11 +20,11 @@ export const trackingTokensRoutes: FastifyPluginAsyncTypebox<{ tokens: TrackingT
         tags,
         summary: 'Your tracking tokens',
         description: 'Filters kind, status (comma lists); search looks in the name and the memo. Each token shows its material.',
-        querystring: tokenListing.querystring,
+        querystring: listQuerystring(tokenListing),
         response: { 200: PageSchema(TrackingTokenSchema), ...errorResponses(400, 401, 404) },
       },
     },
-    async (request, reply) => sendJsonPage(reply, envelope(request, await tokens.list(principalOf(request), request.query, publicBase(request)))),
+    async (request, reply) => sendJsonPage(reply, envelope(request, await tokens.list(principalOf(request), parseList(tokenListing, request.query), publicBase(request)))),
   );
 
   app.post(
@@ -111,10 +113,10 @@ export const trackingTokensRoutes: FastifyPluginAsyncTypebox<{ tokens: TrackingT
         description:
           'Newest first (`-occurred_at`). Filters channel (comma list), occurred_after, occurred_before. At most 60 exposures of a token are recorded in any 60 s through http, login and api_key (a flood records the first 60); each leak record exposing it is recorded once.',
         params: IdParams,
-        querystring: exposureListing.querystring,
+        querystring: listQuerystring(exposureListing),
         response: { 200: PageSchema(ExposureSchema), ...errorResponses(400, 401, 404) },
       },
     },
-    async (request, reply) => sendJsonPage(reply, envelope(request, await tokens.timeline(principalOf(request), request.params.id, request.query))),
+    async (request, reply) => sendJsonPage(reply, envelope(request, await tokens.timeline(principalOf(request), request.params.id, parseList(exposureListing, request.query)))),
   );
 };

@@ -1,6 +1,6 @@
 import { type Static, Type } from 'typebox';
 import { Nullable, Timestamp, Uuid } from '../../http/schemas.js';
-import { USERNAME_PATTERN } from '../users/index.js';
+import { USERNAME_PATTERN } from '../identity/index.js';
 
 export const TOKEN_KINDS = ['web_bug', 'redirect', 'credential', 'api_key'] as const;
 export type TokenKind = (typeof TOKEN_KINDS)[number];

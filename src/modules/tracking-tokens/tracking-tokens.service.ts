@@ -7,16 +7,17 @@ import type { ClientRequest } from '../../domain/client-request.js';
 import { normaliseCidr, normaliseIp, normaliseUrl } from '../../domain/ioc.js';
 import { sha1Hex } from '../../domain/leak-record.js';
 import { notFound, validation } from '../../http/errors.js';
-import { given, type ListQuery, type ListResult, Listing, toTimestamp } from '../../http/listing.js';
+import type { ListParams, ListResult } from '../../db/listing.js';
 import type { JobLog } from '../../runtime/jobs.js';
-import { type AuditLog, diff } from '../audit/audit.repository.js';
-import type { Principal } from '../auth/principal.js';
+import { type AuditLog, diff } from '../audit/index.js';
+import type { Principal } from '../identity/index.js';
 import type { Outbox } from '../events/index.js';
-import { UsersRepository } from '../users/index.js';
+import type { UsersService } from '../identity/index.js';
 import type { InsertedRecord } from '../hooks.js';
 import { LeakTokenIndex } from './tracking-tokens.matcher.js';
 import type { ExposureRow, NewExposure, TokenRow, TokenTarget, TrackingTokensRepository } from './tracking-tokens.repository.js';
-import { CHANNELS, type ExposureOut, TOKEN_KINDS, TOKEN_STATUSES, type TokenCreate, type TokenOut, type TokenPatch } from './tracking-tokens.schemas.js';
+import { tokenListing, exposureListing } from './tracking-tokens.lists.js';
+import { CHANNELS, type ExposureOut, type TokenCreate, type TokenOut, type TokenPatch } from './tracking-tokens.schemas.js';
 
 type Ctx = { p: Principal; ip: string };
 type Channel = (typeof CHANNELS)[number];
@@ -31,42 +32,7 @@ const HEADER_MAX = 1024;
 const KEY_SHAPE = /^[A-Za-z0-9_-]{32}$/;
 const NO_KEY = '-'.repeat(32);
 
-export const tokenListing = new Listing({
-  filters: {
-    kind: { kind: 'enum', column: 'tracking_tokens.kind', values: TOKEN_KINDS, description: 'Only tokens of these kinds.' },
-    status: { kind: 'enum', column: 'tracking_tokens.status', values: TOKEN_STATUSES, description: 'Only tokens in these states.' },
-  },
-  search: ['tracking_tokens.name', 'tracking_tokens.memo'],
-  ordering: {
-    created_at: 'tracking_tokens.created_at',
-    updated_at: 'tracking_tokens.updated_at',
-    name: 'tracking_tokens.name',
-    last_exposed_at: 'tracking_tokens.last_exposed_at',
-    exposure_count: 'tracking_tokens.exposure_count',
-  },
-  idColumn: 'tracking_tokens.id',
-  createdColumn: 'tracking_tokens.created_at',
-  updatedColumn: 'tracking_tokens.updated_at',
-});
 
-const timeFilter = (op: '>=' | '<', name: string, description: string) =>
-  ({
-    kind: 'custom',
-    schema: { type: 'string', format: 'date-or-date-time', description } as never,
-    apply: (qb: any, value: unknown) => qb.where('tracking_token_exposures.occurred_at', op, toTimestamp(String(value), name)),
-  }) as const;
-
-export const exposureListing = new Listing({
-  filters: {
-    channel: { kind: 'enum', column: 'tracking_token_exposures.channel', values: CHANNELS, description: 'Only exposures through these channels.' },
-    occurred_after: timeFilter('>=', 'occurred_after', 'Only exposures at or after this date or time.'),
-    occurred_before: timeFilter('<', 'occurred_before', 'Only exposures before this date or time.'),
-  },
-  ordering: { occurred_at: 'tracking_token_exposures.occurred_at' },
-  defaultOrdering: '-occurred_at',
-  idColumn: 'tracking_token_exposures.id',
-  createdColumn: 'tracking_token_exposures.occurred_at',
-});
 
 const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
 const trim = (v: string | string[] | undefined) => (v === undefined ? null : (Array.isArray(v) ? v.join(', ') : v).slice(0, HEADER_MAX));
@@ -124,7 +90,7 @@ export class TrackingTokensService {
     private readonly repo: TrackingTokensRepository,
     private readonly audit: AuditLog,
     private readonly outbox: Outbox,
-    private readonly users: Pick<UsersRepository, 'usernameTaken'> = new UsersRepository(),
+    private readonly users: Pick<UsersService, 'usernameTaken'>,
   ) {}
 
   private get db() {
@@ -158,9 +124,9 @@ export class TrackingTokensService {
   }
 
   /** A page of tokens, each as its JSON text, trigger URLs under `base`. */
-  list(p: Principal, query: ListQuery, base: string): Promise<ListResult<string>> {
-    const qb = tokenListing.filter(this.repo.selectTokenJson(this.db, p.organization.id, base), query, { dialect: this.deps.database.dialect });
-    return tokenListing.page(qb, query, (r: { json: string }) => r.json);
+  list(p: Principal, params: ListParams, base: string): Promise<ListResult<string>> {
+    const qb = tokenListing.filter(this.repo.selectTokenJson(this.db, p.organization.id, base), params, { dialect: this.deps.database.dialect });
+    return tokenListing.page(qb, params, (r: { json: string }) => r.json);
   }
 
   async get(p: Principal, id: string, db: Kysely<DB> = this.db): Promise<TokenRow> {
@@ -267,13 +233,13 @@ export class TrackingTokensService {
   }
 
   /** A page of a token's exposures, each as its JSON text. */
-  async timeline(p: Principal, id: string, query: ListQuery): Promise<ListResult<string>> {
+  async timeline(p: Principal, id: string, params: ListParams): Promise<ListResult<string>> {
     // Read within the organization first: the exposures query then needs only the token.
     const token = await this.get(p, id);
-    const qb = exposureListing.filter(this.repo.selectExposureJson(this.db, token.id), query, { dialect: this.deps.database.dialect });
+    const qb = exposureListing.filter(this.repo.selectExposureJson(this.db, token.id), params, { dialect: this.deps.database.dialect });
     // Unfiltered, the count is the token's exposure_count, kept in each exposure's transaction.
-    const unfiltered = !['channel', 'occurred_after', 'occurred_before'].some((k) => given(query[k]));
-    return exposureListing.page(qb, query, (r: { json: string }) => r.json, unfiltered ? async () => Number(token.exposure_count) : undefined);
+    const unfiltered = !['channel', 'occurred_after', 'occurred_before'].some((k) => k in params.filters);
+    return exposureListing.page(qb, params, (r: { json: string }) => r.json, unfiltered ? async () => Number(token.exposure_count) : undefined);
   }
 
   countTokens(db: Kysely<DB>, orgId: string): Promise<number> {

@@ -1,6 +1,7 @@
 import type { AppDeps } from '../../deps.js';
+import { bind } from '../../http/routes.js';
 import type { BackgroundJob } from '../../runtime/jobs.js';
-import type { AuditLog } from '../audit/audit.repository.js';
+import type { AuditLog } from '../audit/index.js';
 import type { AppHookRegistry } from '../hooks.js';
 import { WebhooksRepository } from './webhooks.repository.js';
 import { webhooksRoutes } from './webhooks.routes.js';
@@ -18,7 +19,7 @@ export function createWebhooksModule(ctx: Pick<AppDeps, 'database' | 'clock' | '
   return {
     name: 'webhooks',
     service,
-    routes: [{ plugin: webhooksRoutes, options: { webhooks: service } }],
+    routes: [bind(webhooksRoutes, { webhooks: service })],
     jobs: [{ name: 'webhook deliveries', start: (log) => service.start(log), stop: () => service.stop() }] satisfies BackgroundJob[],
   } as const;
 }

@@ -1,11 +1,13 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { assertIfMatch, etagOf, notModified } from '../../http/etag.js';
+import { listQuerystring, parseList } from '../../http/list-query.js';
 import { envelope, PageSchema } from '../../http/listing.js';
 import { errorResponses, IdParams } from '../../http/schemas.js';
-import { actorOf, principalOf } from '../auth/principal.js';
+import { actorOf, principalOf } from '../identity/index.js';
 import { DeliverySchema, TestResultSchema, WebhookCreateSchema, WebhookPatchSchema, WebhookSchema } from './webhooks.schemas.js';
-import { deliveryListing, presentWebhook, webhookListing, type WebhooksService } from './webhooks.service.js';
+import { presentWebhook, type WebhooksService } from './webhooks.service.js';
+import { deliveryListing, webhookListing } from './webhooks.lists.js';
 
 const tags = ['webhooks'];
 // Every webhook route is for admins and owners: a webhook sends the organization's data out.
@@ -20,11 +22,11 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhooksServi
         tags,
         summary: 'Your webhooks',
         description: 'Admin or above. Filter is_active; search looks in the URL and the description. Secrets are never shown here.',
-        querystring: webhookListing.querystring,
+        querystring: listQuerystring(webhookListing),
         response: { 200: PageSchema(WebhookSchema), ...errorResponses(400, 401, 403, 404) },
       },
     },
-    async (request) => envelope(request, await webhooks.list(principalOf(request), request.query)),
+    async (request) => envelope(request, await webhooks.list(principalOf(request), parseList(webhookListing, request.query))),
   );
 
   app.post(
@@ -135,10 +137,10 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhooksServi
         summary: "A webhook's delivery log",
         description: 'Admin or above. Every attempt, newest first, test pings included. Kept for THREATMON_WEBHOOK_RETENTION (default 30 days).',
         params: IdParams,
-        querystring: deliveryListing.querystring,
+        querystring: listQuerystring(deliveryListing),
         response: { 200: PageSchema(DeliverySchema), ...errorResponses(400, 401, 403, 404) },
       },
     },
-    async (request) => envelope(request, await webhooks.deliveries(principalOf(request), request.params.id, request.query)),
+    async (request) => envelope(request, await webhooks.deliveries(principalOf(request), request.params.id, parseList(deliveryListing, request.query))),
   );
 };

@@ -3,10 +3,11 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import type { AppDeps } from '../../deps.js';
 import { notFound, validation } from '../../http/errors.js';
-import { type ListQuery, type ListResult, Listing } from '../../http/listing.js';
+import type { ListParams, ListResult } from '../../db/listing.js';
+import { deliveryListing, webhookListing } from './webhooks.lists.js';
 import { type JobLog, JobLoop } from '../../runtime/jobs.js';
-import { type AuditLog, diff } from '../audit/audit.repository.js';
-import type { Principal } from '../auth/principal.js';
+import { type AuditLog, diff } from '../audit/index.js';
+import type { Principal } from '../identity/index.js';
 import type { RecordedEvent } from '../hooks.js';
 import type { MessageRow, WebhookRow, WebhooksRepository } from './webhooks.repository.js';
 import type { WebhookCreate, WebhookOut, WebhookPatch } from './webhooks.schemas.js';
@@ -32,21 +33,7 @@ const POLL_MS = 200;
 /** Outcomes are written together, at most this long after the first of them. */
 const FLUSH_DELAY_MS = 10;
 
-export const deliveryListing = new Listing({
-  filters: {},
-  ordering: { created_at: 'webhook_attempts.created_at' },
-  idColumn: 'webhook_attempts.id',
-  createdColumn: 'webhook_attempts.created_at',
-});
 
-export const webhookListing = new Listing({
-  filters: { is_active: { kind: 'boolean', column: 'webhooks.is_active', description: 'Only active (true) or inactive (false) webhooks.' } },
-  search: ['webhooks.url', 'webhooks.description'],
-  ordering: { created_at: 'webhooks.created_at', url: 'webhooks.url' },
-  idColumn: 'webhooks.id',
-  createdColumn: 'webhooks.created_at',
-  updatedColumn: 'webhooks.updated_at',
-});
 
 export const newSecret = () => `whsec_${randomBytes(24).toString('base64')}`;
 
@@ -126,9 +113,9 @@ export class WebhooksService {
     return parsed.href;
   }
 
-  list(p: Principal, query: ListQuery): Promise<ListResult<WebhookOut>> {
-    const qb = webhookListing.filter(this.repo.selectWebhooks(this.db, p.organization.id), query, { dialect: this.deps.database.dialect });
-    return webhookListing.page(qb, query, (r: WebhookRow) => presentWebhook(r));
+  list(p: Principal, params: ListParams): Promise<ListResult<WebhookOut>> {
+    const qb = webhookListing.filter(this.repo.selectWebhooks(this.db, p.organization.id), params, { dialect: this.deps.database.dialect });
+    return webhookListing.page(qb, params, (r: WebhookRow) => presentWebhook(r));
   }
 
   async get(p: Principal, id: string, db: Kysely<DB> = this.db): Promise<WebhookRow> {
@@ -208,10 +195,10 @@ export class WebhooksService {
     return { row, secret };
   }
 
-  async deliveries(p: Principal, id: string, query: ListQuery) {
+  async deliveries(p: Principal, id: string, params: ListParams) {
     await this.get(p, id);
-    const qb = deliveryListing.filter(this.repo.selectAttempts(this.db, id), query, { dialect: this.deps.database.dialect });
-    return deliveryListing.page(qb, query, (r: { id: string; event_id: string; event_type: string; attempt: number; status_code: number | null; duration_ms: number; error: string | null; created_at: string }) => ({
+    const qb = deliveryListing.filter(this.repo.selectAttempts(this.db, id), params, { dialect: this.deps.database.dialect });
+    return deliveryListing.page(qb, params, (r: { id: string; event_id: string; event_type: string; attempt: number; status_code: number | null; duration_ms: number; error: string | null; created_at: string }) => ({
       id: r.id,
       event_id: r.event_id,
       event_type: r.event_type,

@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { Plan } from '../../config.js';
 import { forbidden } from '../../http/errors.js';
-import { ROLE_RANK, type Role, type User } from '../users/users.repository.js';
+import { ROLE_RANK, type Role, type User } from './users.repository.js';
 import { unauthenticated } from './tokens.js';
 
 /** Who a request is by: its user, organization and role, as the authentication hook found them. */

@@ -1,27 +1,15 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import type { AppDeps } from '../../deps.js';
-import { principalOf } from '../auth/principal.js';
+import { principalOf } from './principal.js';
 import { assertIfMatch, etagOf, notModified } from '../../http/etag.js';
-import { envelope, Listing, PageSchema } from '../../http/listing.js';
+import { listQuerystring, parseList } from '../../http/list-query.js';
+import { envelope, PageSchema } from '../../http/listing.js';
+import { userListing } from './users.lists.js';
 import { errorResponses, IdParams } from '../../http/schemas.js';
-import { ROLES, toUser } from './users.repository.js';
 import { UserCreateSchema, UserPatchSchema, UserSchema } from './users.schemas.js';
 import { presentUser, type UsersService } from './users.service.js';
 
-const listing = new Listing({
-  filters: {
-    role: { kind: 'enum', column: 'role', values: ROLES, description: 'Only these roles.' },
-    is_active: { kind: 'boolean', column: 'is_active', description: 'Only active (true) or deactivated (false) users.' },
-  },
-  search: ['username', 'email'],
-  ordering: { created_at: 'created_at', username: 'username', last_login_at: 'last_login_at' },
-  idColumn: 'id',
-  createdColumn: 'created_at',
-  updatedColumn: 'updated_at',
-});
-
-export const usersRoutes: FastifyPluginAsyncTypebox<{ deps: Pick<AppDeps, 'database'>; users: UsersService }> = async (app, { deps, users }) => {
+export const usersRoutes: FastifyPluginAsyncTypebox<{ users: UsersService }> = async (app, { users }) => {
   const tags = ['organizations'];
 
   app.get(
@@ -32,18 +20,13 @@ export const usersRoutes: FastifyPluginAsyncTypebox<{ deps: Pick<AppDeps, 'datab
         tags,
         summary: 'List the users of your organization',
         description: 'Admin only. Search looks in username and email.',
-        querystring: listing.querystring,
+        querystring: listQuerystring(userListing),
         response: { 200: PageSchema(UserSchema), ...errorResponses(400, 401, 403, 404) },
       },
     },
     async (request) => {
       const p = principalOf(request);
-      const qb = listing.filter(
-        users.selectInOrg(p.organization.id),
-        request.query,
-        { dialect: deps.database.dialect },
-      );
-      return envelope(request, await listing.page(qb, request.query, (row: Parameters<typeof toUser>[0]) => presentUser(toUser(row))));
+      return envelope(request, await users.list(p, parseList(userListing, request.query, p)));
     },
   );
 

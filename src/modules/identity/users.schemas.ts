@@ -1,6 +1,5 @@
 import { type Static, Type } from 'typebox';
 import { Nullable, Timestamp, Uuid } from '../../http/schemas.js';
-import { OrganizationSchema } from '../organizations/organizations.schemas.js';
 import { ROLES } from './users.repository.js';
 
 export const RoleSchema = Type.Enum([...ROLES], { type: 'string', description: 'Role in the organization: owner > admin > analyst > viewer.' });
@@ -23,11 +22,6 @@ export const UserSchema = Type.Object(
   { title: 'User' },
 );
 export type UserOut = Static<typeof UserSchema>;
-
-export const MeSchema = Type.Object(
-  { ...UserSchema.properties, organization: OrganizationSchema },
-  { description: 'The current user with its organization.' },
-);
 
 export const UserCreateSchema = Type.Object(
   {

@@ -7,7 +7,7 @@ import { AppError, forbidden } from '../../http/errors.js';
 import type { Hooks } from '../../runtime/hooks.js';
 import type { PrincipalCache } from '../../runtime/principal-cache.js';
 import type { AppHooks } from '../hooks.js';
-import { type Role, toUser, UsersRepository } from '../users/users.repository.js';
+import { type Role, toUser, UsersRepository } from './users.repository.js';
 import { type Principal, requireRole } from './principal.js';
 import { SessionsRepository } from './sessions.repository.js';
 import { assertActive, LEEWAY_SECONDS, unauthenticated, type TokenService } from './tokens.js';
@@ -23,8 +23,11 @@ declare module 'fastify' {
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
 
+/** What authentication reads: users and sessions, the principal cache, and the plan's rate limit. */
+export type AuthDeps = Pick<AppDeps, 'database' | 'clock' | 'config' | 'counters' | 'metrics' | 'principals'>;
+
 export interface AuthOptions {
-  deps: AppDeps;
+  deps: AuthDeps;
   tokens: TokenService;
   hooks: Hooks<Pick<AppHooks, 'auth.unknownBearer'>>;
 }
@@ -97,7 +100,7 @@ export const authenticate = fp(
   { name: 'authenticate' },
 );
 
-export async function applyRateLimit(deps: AppDeps, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+export async function applyRateLimit(deps: AuthDeps, request: FastifyRequest, reply: FastifyReply): Promise<void> {
   if (!deps.config.rateLimits || !request.principal) return;
   const limit = deps.config.planLimits[request.principal.organization.plan];
   // Only the limit matters here, not each request's exact place in the count: workers may count ahead in blocks.

@@ -3,9 +3,6 @@ import { Type } from 'typebox';
 import { clientOf } from '../../http/client.js';
 import { principalOf } from './principal.js';
 import { errorResponses } from '../../http/schemas.js';
-import type { OrganizationsService } from '../organizations/organizations.service.js';
-import { MeSchema } from '../users/users.schemas.js';
-import { presentUser } from '../users/users.service.js';
 import type { AuthService } from './auth.service.js';
 import { LoginSchema, PasswordChangeSchema, RefreshSchema, TokenPairSchema, VerifySchema } from './auth.schemas.js';
 
@@ -81,17 +78,8 @@ export const publicAuthRoutes: FastifyPluginAsyncTypebox<{ auth: AuthService }> 
   );
 };
 
-/** The routes about the caller: behind authentication. */
-export const privateAuthRoutes: FastifyPluginAsyncTypebox<{ auth: AuthService; orgs: OrganizationsService }> = async (app, { auth, orgs }) => {
-  app.get(
-    '/auth/me/',
-    { schema: { tags, summary: 'The current user and its organization', response: { 200: MeSchema, ...errorResponses(401) } } },
-    async (request) => {
-      const p = principalOf(request);
-      return { ...presentUser(await auth.currentUser(p)), organization: orgs.present(await orgs.get(p.organization.id)) };
-    },
-  );
-
+/** The caller's password: behind authentication (GET /auth/me/ is the organizations module's: it shows the organization). */
+export const privateAuthRoutes: FastifyPluginAsyncTypebox<{ auth: AuthService }> = async (app, { auth }) => {
   app.post(
     '/auth/password/',
     {

@@ -1,14 +1,16 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import type { AppDeps } from '../../deps.js';
-import { hasRole, type Principal, requireRole } from '../auth/principal.js';
+import { hasRole, type Principal, requireRole } from './principal.js';
 import { conflict, forbidden, notFound, validation } from '../../http/errors.js';
-import type { AuditLog } from '../audit/audit.repository.js';
-import { diff } from '../audit/audit.repository.js';
-import { hashPassword, type PasswordPolicy } from '../auth/passwords.js';
-import { ROLE_RANK, type Role, type User, type UsersRepository } from './users.repository.js';
+import type { AuditLog } from '../audit/index.js';
+import { diff } from '../audit/index.js';
+import { hashPassword, type PasswordPolicy } from './passwords.js';
+import { ROLE_RANK, type Role, toUser, type User, type UsersRepository } from './users.repository.js';
+import { userListing } from './users.lists.js';
+import type { ListParams, ListResult } from '../../db/listing.js';
 import type { UserOut } from './users.schemas.js';
-import { SessionsRepository } from '../auth/sessions.repository.js';
+import { SessionsRepository } from './sessions.repository.js';
 
 export function presentUser(u: User): UserOut {
   return {
@@ -163,9 +165,15 @@ export class UsersService {
     if (touchesOwner && !hasRole(p, 'owner')) throw forbidden('Only an owner can change an owner or grant the owner role.');
   }
 
-  /** The organization's users, for its list. */
-  selectInOrg(orgId: string) {
-    return this.users.selectInOrg(this.deps.database.db, orgId);
+  /** The organization's users, a page of them. */
+  list(p: Principal, params: ListParams): Promise<ListResult<UserOut>> {
+    const qb = userListing.filter(this.users.selectInOrg(this.db, p.organization.id), params, { dialect: this.deps.database.dialect });
+    return userListing.page(qb, params, (row: Parameters<typeof toUser>[0]) => presentUser(toUser(row)));
+  }
+
+  /** Whether any account (of any organization) has this login name, case aside. */
+  usernameTaken(db: Kysely<DB>, username: string): Promise<boolean> {
+    return this.users.usernameTaken(db, username);
   }
 
   /** Ends every session of the user (see SessionsRepository). */

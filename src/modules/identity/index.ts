@@ -1,0 +1,48 @@
+import type { AppDeps } from '../../deps.js';
+import { bind } from '../../http/routes.js';
+import type { AuditLog } from '../audit/index.js';
+import type { AppHookRegistry } from '../hooks.js';
+import { authenticate } from './auth.hook.js';
+import { privateAuthRoutes, publicAuthRoutes } from './auth.routes.js';
+import { AuthService } from './auth.service.js';
+import { PasswordPolicy } from './passwords.js';
+import { loadJwtSecret, TokenService } from './tokens.js';
+import { UsersRepository } from './users.repository.js';
+import { usersRoutes } from './users.routes.js';
+import { UsersService } from './users.service.js';
+
+export { actorOf, hasRole, type Principal, principalOf, requireRole } from './principal.js';
+export { ROLE_RANK, ROLES, type Role, type User } from './users.repository.js';
+export { UserSchema } from './users.schemas.js';
+export { presentUser, type NewUser } from './users.service.js';
+export { USERNAME_PATTERN } from './users.schemas.js';
+export { AuthService, PasswordPolicy, TokenService, UsersService };
+
+/** What the identity module is made from. */
+export type IdentityDeps = Pick<AppDeps, 'database' | 'clock' | 'newId' | 'config' | 'counters' | 'metrics' | 'principals'> & {
+  audit: AuditLog;
+  hooks: AppHookRegistry;
+};
+
+/**
+ * Who is asking: users and their roles, passwords (the policy, whose breach check plugs in through
+ * auth.breachCheck), tokens, sessions and the principal. It serves the public token endpoints, the
+ * authentication hook every other route runs behind, /auth/password/ and /users/.
+ */
+export function createIdentityModule(ctx: IdentityDeps) {
+  const passwordPolicy = new PasswordPolicy(ctx.hooks);
+  const usersRepository = new UsersRepository();
+  const users = new UsersService(ctx, usersRepository, ctx.audit, passwordPolicy);
+  const tokens = new TokenService(loadJwtSecret(ctx.config), ctx.config, ctx.clock, ctx.newId);
+  const auth = new AuthService(ctx, tokens, usersRepository, users, ctx.audit, passwordPolicy, ctx.hooks);
+  return {
+    name: 'identity',
+    tokens,
+    passwordPolicy,
+    users,
+    auth,
+    publicRoutes: [bind(publicAuthRoutes, { auth })],
+    authenticate: bind(authenticate, { deps: ctx, tokens, hooks: ctx.hooks }),
+    routes: [bind(privateAuthRoutes, { auth }), bind(usersRoutes, { users })],
+  } as const;
+}

@@ -1,0 +1,169 @@
+import { sql } from 'kysely';
+import { type TObject, Type } from 'typebox';
+import { Listing, type ListParams } from '../../db/listing.js';
+import { normaliseDomain, normaliseEmail } from '../../domain/ioc.js';
+import { DATA_CLASSES, domainKeyRange, type FullTextTerm, ftsQuery, ipKeyRange, normalisePhone, parseFullText, tsQuery } from '../../domain/leak-record.js';
+import { AppError } from '../../http/errors.js';
+import { badQuery, given, listQuerystring, parseList, toTimestamp } from '../../http/list-query.js';
+
+/** The leaks module's lists: the search of the corpus, its sources and saved searches. */
+
+const str = (description: string, maxLength = 500) => ({ type: 'string', maxLength, description }) as never;
+
+/**
+ * The reversed-domain keys a `domain` search covers: `from` alone with exact_domain, else
+ * "com.example." up to "com.example/" ('/' follows '.'), the domain and all its subdomains.
+ */
+export interface DomainRange {
+  from: string;
+  end: string | null;
+}
+
+export function domainRange(value: unknown, query: Readonly<Record<string, unknown>>): DomainRange {
+  const n = normaliseDomain(String(value).replace(/\[\.\]/g, '.'));
+  if (!n.ok) throw badQuery('domain', n.error);
+  const { from, below } = domainKeyRange(n.value);
+  const exact = query.exact_domain === true || query.exact_domain === 'true';
+  return { from, end: exact ? null : below };
+}
+
+/** The criteria of /leaks/search/ (and of saved searches), each with its index-friendly condition. */
+export const leakSearch = new Listing({
+  filters: {
+    q: {
+      kind: 'custom',
+      schema: str('Full text over every text field: words are AND-ed, `"a phrase"` matches words in order, `prefix*` matches the start of a word. A word is a run of letters or of digits, in the records as in `q`: `harris6915` is the phrase harris 6915, and `harri*` finds harris6915. Records loaded by a bulk load (`import-leaks --bulk`, SQLite) are found by full text once the load has finished; every other criterion finds them at once.'),
+      parse: (value): FullTextTerm[] => {
+        const terms = parseFullText(String(value));
+        if (terms.length === 0) throw badQuery('q', 'needs at least one word');
+        return terms;
+      },
+      // The search spells prefixes out before the SQL is built (LeakSearches.expandPrefixes).
+      where: (qb, terms: FullTextTerm[], ctx) =>
+        ctx.dialect === 'postgres'
+          ? qb.where(sql<boolean>`leak_records.search_vector @@ to_tsquery('simple', ${tsQuery(terms)})`)
+          : qb.where(sql<boolean>`leak_records.rowid in (select rowid from leak_records_fts where leak_records_fts match ${ftsQuery(terms)})`),
+    },
+    email: {
+      kind: 'custom',
+      schema: str('Exact e-mail address (case-insensitive, defanged forms accepted).', 320),
+      parse: (value) => {
+        const n = normaliseEmail(String(value).replace(/\[@\]/g, '@').replace(/\[\.\]/g, '.'));
+        if (!n.ok) throw badQuery('email', 'must be an e-mail address');
+        return n.value;
+      },
+      where: (qb, email: string) => qb.where('leak_records.email', '=', email),
+    },
+    domain: {
+      kind: 'custom',
+      schema: str('Domain: records of it and of its subdomains (unless exact_domain=true), by e-mail domain or domain field.', 253),
+      parse: (value, query) => domainRange(value, query),
+      where: (qb, range: DomainRange) =>
+        range.end === null
+          ? qb.where('leak_records.domain_rev', '=', range.from)
+          : qb.where('leak_records.domain_rev', '>=', range.from).where('leak_records.domain_rev', '<', range.end),
+    },
+    exact_domain: { kind: 'custom', schema: Type.Boolean({ description: 'With domain: only that exact domain, no subdomains.' }) as never, where: (qb) => qb },
+    username: {
+      kind: 'custom',
+      schema: str('Exact username, case-insensitive.', 256),
+      parse: (value) => String(value).trim().toLowerCase(),
+      where: (qb, username: string) => qb.where('leak_records.username_lower', '=', username),
+    },
+    ip: {
+      kind: 'custom',
+      schema: str('An IP address, or a CIDR range such as 203.0.113.0/24.', 64),
+      parse: (value) => {
+        const range = ipKeyRange(String(value).trim().replace(/\[\.\]/g, '.'));
+        if (!range) throw badQuery('ip', 'must be an IP address or CIDR range');
+        return range;
+      },
+      where: (qb, range: [string, string]) =>
+        range[0] === range[1]
+          ? qb.where('leak_records.ip_key', '=', range[0])
+          : qb.where('leak_records.ip_key', '>=', range[0]).where('leak_records.ip_key', '<=', range[1]),
+    },
+    phone: {
+      kind: 'custom',
+      schema: str('Phone number; punctuation and a leading + are ignored.', 40),
+      parse: (value) => {
+        const n = normalisePhone(String(value));
+        if (!n) throw badQuery('phone', 'must be a phone number of 6 to 20 digits');
+        // With or without the international '+': the same number.
+        const digits = n.replace(/^\+/, '');
+        return [digits, `+${digits}`];
+      },
+      where: (qb, numbers: string[]) => qb.where('leak_records.phone', 'in', numbers),
+    },
+    source: { kind: 'uuid', column: 'leak_records.source_id', description: 'Only records of this source.' },
+    has_password: {
+      kind: 'custom',
+      schema: Type.Boolean({ description: 'Only records with (true) or without (false) a leaked password.' }) as never,
+      parse: (value) => value === true || value === 'true',
+      where: (qb, has: boolean) => qb.where('leak_records.password_sha1', has ? 'is not' : 'is', null),
+    },
+    leaked_after: {
+      kind: 'custom',
+      schema: Type.String({ format: 'date-or-date-time', description: 'Only records leaked at or after this date or time.' }) as never,
+      parse: (value) => toTimestamp(String(value), 'leaked_after'),
+      where: (qb, at: string) => qb.where('leak_records.leaked_at', '>=', at),
+    },
+    leaked_before: {
+      kind: 'custom',
+      schema: Type.String({ format: 'date-or-date-time', description: 'Only records leaked before this date or time.' }) as never,
+      parse: (value) => toTimestamp(String(value), 'leaked_before'),
+      where: (qb, at: string) => qb.where('leak_records.leaked_at', '<', at),
+    },
+  },
+  ordering: { leaked_at: 'leak_records.leaked_at', created_at: 'leak_records.created_at' },
+  idColumn: 'leak_records.id',
+  createdColumn: 'leak_records.created_at',
+});
+
+export const CRITERIA = ['q', 'email', 'domain', 'username', 'ip', 'phone', 'source'] as const;
+
+/** A /leaks/search/ query (or a saved search's), checked: at least one criterion, each valid. */
+export function parseLeakSearch(query: Readonly<Record<string, unknown>>): ListParams {
+  if (!CRITERIA.some((c) => given(query[c]))) {
+    const message = `give at least one of ${CRITERIA.join(', ')}`;
+    throw new AppError('invalid_query', 400, message, { errors: [{ field: 'q', message }] });
+  }
+  return parseList(leakSearch, query);
+}
+
+
+/** The saved-search `query`: the same parameters, but unknown keys refused. */
+export const SavedQuerySchema: TObject = (() => {
+  const { page: _p, page_size: _ps, ...props } = listQuerystring(leakSearch).properties as Record<string, never>;
+  return Type.Object(props, { additionalProperties: false, description: 'The /leaks/search/ parameters (without page and page_size).' });
+})();
+
+export const sourceListing = new Listing({
+  filters: {
+    is_verified: { kind: 'boolean', column: 'is_verified', description: 'Only verified (true) or unverified (false) sources.' },
+    data_classes: {
+      kind: 'custom',
+      schema: { type: 'string', description: `Only sources exposing all these data classes (comma list of ${DATA_CLASSES.join(', ')}).` } as never,
+      parse: (value): string[] => {
+        const classes = String(value).split(',').map((v) => v.trim()).filter(Boolean);
+        if (classes.some((c) => !(DATA_CLASSES as readonly string[]).includes(c))) throw badQuery('data_classes', `must be among ${DATA_CLASSES.join(', ')}`);
+        return classes;
+      },
+      where: (qb, classes: string[]) => classes.reduce((q, c) => q.where('data_classes', 'like', `%"${c}"%`), qb),
+    },
+  },
+  search: ['name', 'description'],
+  ordering: { created_at: 'created_at', name: 'name', breach_date: 'breach_date', record_count: 'record_count' },
+  idColumn: 'id',
+  createdColumn: 'created_at',
+  updatedColumn: 'updated_at',
+});
+
+export const savedSearchListing = new Listing({
+  search: ['name'],
+  ordering: { created_at: 'created_at', name: 'name', last_run_at: 'last_run_at' },
+  idColumn: 'id',
+  createdColumn: 'created_at',
+  updatedColumn: 'updated_at',
+});
+
