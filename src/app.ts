@@ -7,7 +7,8 @@ import type { Config } from './config.js';
 import { currentSchema, migrateToLatest } from './db/migrator.js';
 import { notify, PgListener } from './db/pg-listener.js';
 import { type AppDeps, createDeps, type DepsOverrides } from './deps.js';
-import { conventions, frameworkErrors, genReqId } from './http/conventions.js';
+import { clientErrorHandler, conventions, frameworkErrors, genReqId } from './http/conventions.js';
+import { redactUrl, SECRET_HEADERS } from './http/redact.js';
 import { SECURITY_HEADERS } from './http/security-headers.js';
 import { docs } from './http/docs.js';
 import { serviceRoutes } from './http/service.js';
@@ -152,7 +153,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     ({
       level: config.logLevel,
       // Never log a secret: credentials travel in these headers.
-      redact: { paths: ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]'], censor: '[redacted]' },
+      redact: { paths: [...SECRET_HEADERS.map((h) => `req.headers["${h}"]`), 'res.headers["set-cookie"]'], censor: '[redacted]' },
       // Standard output written asynchronously: lines logged while a write is under way go out
       // together in the next one, instead of one write per line on the request's path. Pino
       // flushes what is left when the process exits.
@@ -170,6 +171,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     logController: new LogController({ disableRequestLogging: true }),
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 500 },
     frameworkErrors,
+    // Requests Node's parser refuses (not HTTP, oversized headers) are answered as problem+json too.
+    clientErrorHandler,
     ajv: {
       customOptions: {
         // Unknown body fields must fail (400), not vanish.
@@ -197,7 +200,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   // The access log: one line per request, with its id (reqId), the time taken and the organization.
   app.addHook('onResponse', (request, reply, done) => {
     request.log.info(
-      { method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10, org: request.principal?.organization.id },
+      { method: request.method, url: redactUrl(request.url), status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10, org: request.principal?.organization.id },
       'request',
     );
     done();

@@ -27,6 +27,9 @@ export type ErrorCode =
   | 'unsupported_media_type'
   | 'rate_limited'
   | 'login_throttled'
+  | 'malformed_request'
+  | 'headers_too_large'
+  | 'request_timeout'
   | 'internal_error'
   | 'unavailable';
 

@@ -1,11 +1,13 @@
 import { isUtf8 } from 'node:buffer';
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage } from 'node:http';
+import { type IncomingMessage, STATUS_CODES as STATUS_TEXT } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import { NUL_MESSAGE } from '../domain/ioc.js';
 import { AppError, type ErrorCode, type FieldError, type Problem, problem, validation } from './errors.js';
+import { SECURITY_HEADERS } from './security-headers.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
@@ -141,6 +143,31 @@ function toProblem(err: FastifyError | AppError | Error, request: FastifyRequest
  */
 export function frameworkErrors(_err: FastifyError, request: FastifyRequest, reply: FastifyReply) {
   return sendProblem(reply.header('x-request-id', request.id), problem(404, 'not_found', 'Not found.', String(request.id)));
+}
+
+/**
+ * A request Node's HTTP parser refused before Fastify saw it (a space or a raw non-ASCII byte in
+ * the target, headers past the size limit, a request not sent in time): answered as problem+json
+ * with the security headers and a request id, like every other answer, then the connection closed.
+ * Only the error's code is logged: the parser's error holds the raw bytes, credentials included.
+ */
+export function clientErrorHandler(this: FastifyInstance, err: Error & { code?: string }, socket: Duplex): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, code, detail]: [number, ErrorCode, string] =
+    err.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'headers_too_large', 'The request headers are larger than the server accepts (16 KiB).']
+      : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'request_timeout', 'The request was not received in time.']
+        : [400, 'malformed_request', 'The request is not valid HTTP/1.1 (for example a space or a raw non-ASCII byte in the URL: percent-encode it).'];
+  const id = randomUUID();
+  const body = JSON.stringify(problem(status, code, detail, id));
+  this.log.info({ reqId: id, status, error: err.code ?? 'unknown' }, 'malformed request');
+  if (socket.writable) {
+    const headers = { ...SECURITY_HEADERS, 'x-request-id': id, 'content-type': 'application/problem+json', 'content-length': String(Buffer.byteLength(body)), connection: 'close' };
+    const head = Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('');
+    socket.write(`HTTP/1.1 ${status} ${STATUS_TEXT[status]}\r\n${head}\r\n${body}`);
+  }
+  socket.destroy();
 }
 
 /**

@@ -24,4 +24,22 @@ describe('the access log', () => {
     expect(lines.filter((l) => l.msg === 'request')).toEqual([expect.objectContaining({ status: 401 })]);
     expect(lines.filter((l) => l.msg === 'request')[0]).not.toHaveProperty('org');
   });
+
+  it('redacts credentials a client puts in the query string or in key headers, in every line', async () => {
+    lines.length = 0;
+    const secrets = ['tok-SECRET-1', 'key-SECRET-2', 'pw-SECRET-3', 'hdr-SECRET-4', 'hibp-SECRET-5', 'sig-SECRET-6'];
+    const res = await t.as(org.owner, {
+      method: 'GET',
+      url: `/api/v1/incidents/?access_token=${secrets[0]}&key=${secrets[1]}&page_size=5&Password=${secrets[2]}&X-Amz-Signature=${secrets[5]}`,
+      headers: { 'x-api-key': secrets[3], 'hibp-api-key': secrets[4] },
+    });
+    expect(res.statusCode).toBe(200);
+    // A 404 and a 401 are logged the same way.
+    await t.inject({ method: 'GET', url: `/api/v1/nothing/?token=${secrets[0]}`, headers: { 'x-api-key': secrets[3] } });
+    const text = JSON.stringify(lines);
+    for (const s of secrets) expect(text).not.toContain(s);
+    const access = lines.filter((l) => l.msg === 'request');
+    expect(access[0]?.url).toBe('/api/v1/incidents/?access_token=[redacted]&key=[redacted]&page_size=5&Password=[redacted]&X-Amz-Signature=[redacted]');
+    expect(access[1]?.url).toBe('/api/v1/nothing/?token=[redacted]');
+  });
 });

@@ -1,0 +1,61 @@
+import net from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildTestApp, type TestApp } from '../helpers/build-app.js';
+
+/** Sends raw bytes and reads the whole answer (the server closes the connection after a malformed request). */
+function raw(port: number, bytes: Buffer | string): Promise<{ status: number; headers: Record<string, string>; body: string }> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(port, '127.0.0.1');
+    const chunks: Buffer[] = [];
+    socket.on('data', (d) => chunks.push(d));
+    socket.on('error', reject);
+    socket.on('close', () => {
+      const text = Buffer.concat(chunks).toString('latin1');
+      const [head = '', body = ''] = text.split('\r\n\r\n', 2);
+      const [statusLine = '', ...lines] = head.split('\r\n');
+      const headers: Record<string, string> = {};
+      for (const l of lines) {
+        const i = l.indexOf(':');
+        headers[l.slice(0, i).toLowerCase()] = l.slice(i + 1).trim();
+      }
+      resolve({ status: Number(statusLine.split(' ')[1]), headers, body });
+    });
+    socket.end(bytes);
+  });
+}
+
+describe('requests that are not valid HTTP', () => {
+  let t: TestApp;
+  let port: number;
+  const lines: string[] = [];
+
+  beforeAll(async () => {
+    t = await buildTestApp({ THREATMON_LOG_LEVEL: 'info' }, { logger: undefined, logStream: { write: (line: string) => void lines.push(line) } });
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    port = (t.app.server.address() as net.AddressInfo).port;
+  });
+  afterAll(() => t.close());
+
+  const cases: Array<[string, Buffer | string, number, string]> = [
+    ['a space in the query', 'GET /api/v1/incidents/?a= b HTTP/1.1\r\nHost: x\r\n\r\n', 400, 'malformed_request'],
+    ['a raw non-ASCII byte in the path', Buffer.concat([Buffer.from('GET /api/v1/caf'), Buffer.from([0xe9]), Buffer.from('/ HTTP/1.1\r\nHost: x\r\n\r\n')]), 400, 'malformed_request'],
+    ['a header past the size limit', `GET /health/ HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer secret-in-oversized-request\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`, 431, 'headers_too_large'],
+  ];
+
+  it.each(cases)('answers %s as problem+json with the security headers and a request id', async (_name, bytes, status, code) => {
+    lines.length = 0;
+    const res = await raw(port, bytes);
+    expect(res.status).toBe(status);
+    expect(res.headers['content-type']).toBe('application/problem+json');
+    expect(res.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    expect(res.headers['x-content-type-options']).toBe('nosniff');
+    expect(res.headers['content-security-policy']).toContain("default-src 'self'");
+    expect(Number(res.headers['content-length'])).toBe(Buffer.byteLength(res.body));
+    const body = JSON.parse(res.body);
+    expect(body).toMatchObject({ type: 'about:blank', status, code, request_id: res.headers['x-request-id'] });
+    expect(body.detail).toEqual(expect.any(String));
+    // Logged with its id, and never with the raw request (it may carry credentials).
+    expect(lines.some((l) => l.includes(res.headers['x-request-id'] as string))).toBe(true);
+    expect(lines.join('')).not.toContain('secret-in-oversized-request');
+  });
+});
