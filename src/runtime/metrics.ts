@@ -28,6 +28,11 @@ export class Metrics {
     labelNames: ['outcome'] as const,
     registers: [this.registry],
   });
+  readonly ingestDeadlocks = new Counter({
+    name: 'threatmon_leak_ingest_deadlock_retries_total',
+    help: 'Ingest transactions PostgreSQL rolled back as a deadlock victim and that were stored again.',
+    registers: [this.registry],
+  });
 
   readonly webhookDeliveries = new Counter({
     name: 'threatmon_webhook_deliveries_total',

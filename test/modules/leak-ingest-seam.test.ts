@@ -212,6 +212,28 @@ describe('leak ingestion hooks and part-way failures', () => {
     expect(Number(await stored())).toBe(before + 14);
   });
 
+  it("stores a transaction's batches again when PostgreSQL rolls it back as a deadlock's victim, once each", async () => {
+    const order = transactionsOfBatches(0.4);
+    let calls = 0;
+    // The fifth batch (the second of the second transaction) is picked as a deadlock's victim, twice.
+    onIngest(async () => {
+      calls++;
+      if (calls === 5 || calls === 7) throw Object.assign(new Error('deadlock detected'), { code: '40P01' });
+      return { alerts: 1, exposures: 0 };
+    });
+    const before = Number(await stored());
+    const deadlocks = async () => (await t.app.deps.metrics.ingestDeadlocks.get()).values[0]?.value ?? 0;
+    const retried = await deadlocks();
+    const report = await t.services.leaks.ingest(sourceId, records(1600, 1614), actor, { batchSize: 2, transactionMs: 1000 });
+    // Every record once, its alert once: the batches of the rolled-back transaction counted again, not twice.
+    expect(report).toMatchObject({ accepted: 14, duplicates: 0, alerts_raised: 7 });
+    expect(Number(await stored())).toBe(before + 14);
+    expect(await deadlocks()).toBe(retried + 2);
+    // The second transaction is tried three times: each retry stores its fourth batch again, then the fifth.
+    expect(order).toEqual([0, 0, 0, 1, 1, 2, 2, 3, 3, 3, 4]);
+    await expectCountersToMatch();
+  });
+
   it('stores every item read before the items fail part-way, and says how many', async () => {
     const before = Number(await stored());
     async function* cutOff(): AsyncGenerator<IngestItem> {

@@ -62,6 +62,11 @@ export interface IngestReport {
 
 export const BATCH_SIZE = 1000;
 
+/** PostgreSQL's deadlock_detected: the victim's transaction was rolled back and may be run again. */
+const isDeadlock = (err: unknown) => (err as { code?: unknown } | null)?.code === '40P01';
+/** How many times a transaction is tried in all when PostgreSQL keeps picking it as a deadlock's victim. */
+const DEADLOCK_ATTEMPTS = 5;
+
 /** An ingest's report with how many items it had taken (stored, duplicate or rejected) when it stopped. */
 export type IngestProgress = IngestReport & { processed: number };
 
@@ -134,6 +139,9 @@ export class LeakIngest {
     const written = { processed: 0, bytes: 0, records: 0 };
     // The counter changes of the open transaction's batches, written once as it commits.
     let counts = newTransactionCounts();
+    // The open transaction's batches: stored again in a new transaction if PostgreSQL picks it as
+    // a deadlock's victim. Rows are locked in key order, so this only backs that order up.
+    let pending: NormalisedRecord[][] = [];
     // The report's figures as of the last commit: what a failure reports.
     const figures = () => ({ accepted: report.accepted, duplicates: report.duplicates, alerts_raised: report.alerts_raised, exposures_found: report.exposures_found });
     let atCommit = figures();
@@ -144,6 +152,7 @@ export class LeakIngest {
     const stoppedBy = async (err: unknown): Promise<AppError> => {
       if (trx) await trx.rollback().execute().catch(() => undefined);
       trx = null;
+      pending = [];
       counts = newTransactionCounts();
       Object.assign(report, atCommit);
       stopped = new AppError('unavailable', 503, progressDetail(committed), { body: { ...report, processed: committed } });
@@ -151,15 +160,43 @@ export class LeakIngest {
       stopped.cause = err;
       return stopped;
     };
+    /**
+     * Runs `step` on the open transaction; after a deadlock, rolls it back and stores its batches
+     * again in a new one (the report back at the last commit), then runs `step` again.
+     */
+    const retryingDeadlocks = async (step: (trx: ControlledTransaction<DB>) => Promise<void>) => {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          if (!trx) {
+            trx = await this.db.startTransaction().execute();
+            openedAt = this.deps.clock().getTime();
+          }
+          await step(trx);
+          return;
+        } catch (err) {
+          if (!isDeadlock(err) || attempt >= DEADLOCK_ATTEMPTS) throw await stoppedBy(err);
+          this.deps.metrics.ingestDeadlocks.inc();
+          await trx?.rollback().execute().catch(() => undefined);
+          trx = null;
+          counts = newTransactionCounts();
+          Object.assign(report, atCommit);
+          const again = pending;
+          pending = [];
+          await retryingDeadlocks(async (t) => {
+            for (const b of again) await this.storeBatch(t, source, b, report, counts);
+          });
+          pending = again;
+        }
+      }
+    };
     const commit = async () => {
       if (!trx) return;
-      try {
-        await this.writeCounts(trx, source, counts);
-        await trx.commit().execute();
-      } catch (err) {
-        throw await stoppedBy(err);
-      }
+      await retryingDeadlocks(async (t) => {
+        await this.writeCounts(t, source, counts);
+        await t.commit().execute();
+      });
       trx = null;
+      pending = [];
       counts = newTransactionCounts();
       committed = written.processed;
       atCommit = figures();
@@ -176,15 +213,8 @@ export class LeakIngest {
       const records = batch;
       batch = [];
       batchBytes = 0;
-      try {
-        if (!trx) {
-          trx = await this.db.startTransaction().execute();
-          openedAt = this.deps.clock().getTime();
-        }
-        await this.storeBatch(trx, source, records, report, counts);
-      } catch (err) {
-        throw await stoppedBy(err);
-      }
+      await retryingDeadlocks((t) => this.storeBatch(t, source, records, report, counts));
+      pending.push(records);
       written.processed = processed;
       written.bytes = processedBytes;
       written.records += records.length;

@@ -154,6 +154,9 @@ export class LeaksRepository {
     } else {
       const ids = records.map(() => this.newId());
       const rows = records.map((r, i) => Object.fromEntries(recordValues(r, ids[i] as string, sourceId, at).map((v, c) => [RECORD_COLUMNS[c], v])) as Insertable<LeakRecordsTable>);
+      // In key order: concurrent ingests of the same records then lock their keys in the same
+      // order, and wait for one another instead of deadlocking (as the counters and words do).
+      rows.sort((a, b) => Buffer.compare(a.fingerprint as Uint8Array, b.fingerprint as Uint8Array));
       const returnedIds = new Set<string>();
       for (let i = 0; i < rows.length; i += 500) {
         const returned = await trx
