@@ -103,6 +103,7 @@ function recordAt(v: unknown[], o: number, key: Buffer): NormalisedRecord {
     leaked_at: v[o + 12] as string | null,
     fingerprint: v[o + 13] as string,
     search_text: v[o + 14] as string,
+    email_domain_rev: v[o + 15] as string | null,
     key,
   };
 }

@@ -19,6 +19,7 @@ import * as m0017 from './migrations/0017_incident_status_severity_order.js';
 import * as m0018 from './migrations/0018_monitor_alert_counts.js';
 import * as m0019 from './migrations/0019_webhook_messages_due_per_webhook.js';
 import * as m0020 from './migrations/0020_monitor_alert_record_json.js';
+import * as m0021 from './migrations/0021_leak_email_domains.js';
 
 /** Listed in code, not read from a folder, so they run the same from src/ (tsx) and dist/. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -42,6 +43,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0018_monitor_alert_counts': m0018,
   '0019_webhook_messages_due_per_webhook': m0019,
   '0020_monitor_alert_record_json': m0020,
+  '0021_leak_email_domains': m0021,
 };
 
 /** PostgreSQL: the connection's current schema (the one its search_path puts first). */

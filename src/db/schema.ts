@@ -180,6 +180,8 @@ export interface LeakRecordsTable {
   /** 16 bytes: recordKey(source_id, content fingerprint), unique. */
   fingerprint: Uint8Array;
   search_text: string;
+  /** The e-mail address's reversed domain when it is not `domain`, else null (migration 0021). */
+  email_domain_rev: string | null;
   created_at: string;
 }
 

@@ -30,6 +30,11 @@ export interface NormalisedRecord {
   /** recordKey(source, fingerprint), when the reader that normalised the record knew its source (the CLI's reader thread). */
   key?: Uint8Array;
   search_text: string;
+  /**
+   * The reversed domain of the e-mail address when it differs from `domain` (which the record gave
+   * otherwise), else null: a domain monitor's scan reads it beside domain_rev, as its matcher does.
+   */
+  email_domain_rev: string | null;
 }
 
 /**
@@ -53,6 +58,7 @@ export const STORED_FIELDS = [
   'leaked_at',
   'fingerprint',
   'search_text',
+  'email_domain_rev',
 ] as const satisfies ReadonlyArray<keyof NormalisedRecord>;
 
 // Every field of a record is stored (the key stands for the fingerprint): this fails to compile when one is added to NormalisedRecord only.
@@ -72,6 +78,13 @@ export function maskPassword(password: string): string {
 export const sha1Hex = (s: string) => hash('sha1', s, 'hex').toUpperCase();
 
 /** "mail.example.com" -> "com.example.mail.": a domain and its subdomains share this prefix. */
+/** The reversed domain of `email` when it is not `domain` itself (see NormalisedRecord.email_domain_rev). */
+export function emailDomainRev(email: string | null, domain: string | null): string | null {
+  if (!email) return null;
+  const at = email.slice(email.lastIndexOf('@') + 1);
+  return at && at !== domain ? reverseDomain(at) : null;
+}
+
 export function reverseDomain(domain: string): string {
   return `${domain.split('.').reverse().join('.')}.`;
 }
@@ -314,6 +327,7 @@ export function normaliseRecord(input: unknown): RecordResult {
       fingerprint,
       // The domain of the e-mail address is in its words already, in the same order.
       search_text: words(email, username, email?.endsWith(`@${domain}`) ? null : domain, ip, phone, fullName, ...Object.values(extra)),
+      email_domain_rev: emailDomainRev(email, domain),
     },
   };
 }

@@ -50,6 +50,7 @@ describe('leak corpus bulk loads', () => {
     const before = indexes();
     expect(before.map((i) => i.name)).toEqual([
       'leak_records_domain_rev_idx',
+      'leak_records_email_domain_rev_idx',
       'leak_records_email_idx',
       'leak_records_ip_key_idx',
       'leak_records_phone_idx',
@@ -160,7 +161,7 @@ describe('leak corpus bulk loads', () => {
     raw.exec("insert into leak_records_fts(leak_records_fts) values ('integrity-check')");
     expect(raw.prepare('select count(*) as n from leak_records').get()).toEqual({ n: records });
     expect(raw.prepare("select count(*) as n from leak_records_fts where leak_records_fts match 'bulk'").get()).toEqual({ n: records });
-    expect(explicitIndexes(raw)).toBe(7);
+    expect(explicitIndexes(raw)).toBe(8);
   };
 
   it.skipIf(Boolean(TEST_PG_URL))('checkpoints a file database\'s write-ahead log rarely during a load, and empties it at the end', async () => {
@@ -239,7 +240,7 @@ describe('leak corpus bulk loads', () => {
       raw.prepare('delete from leak_bulk_load_processes where pid = ?').run(process.ppid);
       const steps: string[] = [];
       expect(leaks.endBulkLoad((step) => steps.push(step))).toBe('rebuilt');
-      expect(steps).toHaveLength(8);
+      expect(steps).toHaveLength(9);
       expect(raw.prepare('select count(*) as n from leak_bulk_load_processes').get()).toEqual({ n: 0 });
       expectSound(raw, 2000);
       expect(leaks.endBulkLoad()).toBe('none');
@@ -291,7 +292,7 @@ describe('leak corpus bulk loads', () => {
       await loadSome(leaks, 'alone', 2000);
       const modes: unknown[] = [];
       expect(leaks.finishBulkLoad(() => modes.push(journalMode(raw)))).toBe(true);
-      expect(modes).toHaveLength(8);
+      expect(modes).toHaveLength(9);
       expect(new Set(modes)).toEqual(new Set(['truncate']));
       expect(journalMode(raw)).toBe('wal');
       expect(raw.pragma('busy_timeout', { simple: true })).toBe(5000);

@@ -3,8 +3,8 @@ import type SQLite from 'better-sqlite3';
 import { isBusy, toWal } from '../../db/database.js';
 
 /**
- * Bulk loads on SQLite. Maintaining eight search structures with random keys (e-mail, username,
- * phone, domain, IP, SHA-1, source, full text) costs most of an insert once the corpus outgrows
+ * Bulk loads on SQLite. Maintaining nine search structures with random keys (e-mail, username,
+ * phone, domain, e-mail domain, IP, SHA-1, source, full text) costs most of an insert once the corpus outgrows
  * the page cache. A bulk load drops those indexes and the full-text insert trigger (even skipped,
  * its WHEN test costs every row a fifth of its insert), loads, then builds each index in one sorted
  * pass. The primary key and the uniqueness of record keys (see recordKey) stay, so duplicates are

@@ -49,7 +49,7 @@ void sameColumns;
  * test/modules/leak-records.test.ts holds it to RECORD_COLUMNS.
  */
 export function recordValues(r: NormalisedRecord, id: string, sourceId: string, at: string) {
-  return [id, sourceId, r.email, r.username, r.username_lower, r.domain, r.domain_rev, r.ip, r.ip_key, r.phone, r.full_name, r.password_sha1, r.password_masked, JSON.stringify(r.extra), r.leaked_at, r.key ?? recordKey(sourceId, r.fingerprint), r.search_text, at];
+  return [id, sourceId, r.email, r.username, r.username_lower, r.domain, r.domain_rev, r.ip, r.ip_key, r.phone, r.full_name, r.password_sha1, r.password_masked, JSON.stringify(r.extra), r.leaked_at, r.key ?? recordKey(sourceId, r.fingerprint), r.search_text, r.email_domain_rev, at];
 }
 
 /** A padded range answer (Add-Padding: true) holds this many lines at least and at most, as Have I Been Pwned's does. */

@@ -19,7 +19,7 @@ export interface CandidateRow {
 }
 
 /** An indexed column of leak_records, with its (column, created_at, id) index. */
-export type KeyColumn = 'email' | 'username_lower' | 'domain_rev' | 'ip_key';
+export type KeyColumn = 'email' | 'username_lower' | 'domain_rev' | 'email_domain_rev' | 'ip_key';
 
 /** The keys from `from` up to `to` (inclusive) or to `below` (exclusive). */
 export interface KeyRange {

@@ -48,8 +48,10 @@ export function termRanges(type: string, terms: readonly string[]): KeyRange[] |
     case 'username':
       return terms.map((t) => ({ column: 'username_lower', from: t, to: t }));
     case 'domain':
-      // The domain and its subdomains.
-      return terms.map((t) => ({ column: 'domain_rev', ...domainKeyRange(t) }));
+      // The domain and its subdomains, as the record's domain or (where it differs) its e-mail's, as
+      // the matcher reads them. The e-mail ranges come after: a scan's cursor counts ranges, and one
+      // saved before they existed goes on where it was.
+      return [...terms.map((t) => ({ column: 'domain_rev' as const, ...domainKeyRange(t) })), ...terms.map((t) => ({ column: 'email_domain_rev' as const, ...domainKeyRange(t) }))];
     case 'ip':
       return terms.map((t) => {
         const [from, to] = ipKeyRange(t) as [string, string];
