@@ -342,4 +342,24 @@ describe('data migrations', () => {
     expect(kept).toHaveLength(2);
     for (const k of kept) expect(JSON.parse(k.record_json)).toEqual(JSON.parse(await leaks.getRecord(k.leak_record_id)));
   });
+
+  it("0021 keeps each existing record's e-mail domain where its domain field differs, for domain scans", async () => {
+    const source = { id: '00000000-0000-7000-8000-0000000000e1', name: 'Dump 0021' };
+    const { db, leaks, actor } = await beforeMigration('0021', source);
+    const values = [
+      { email: 'alice@acme.example', domain: 'login.bank.example' },
+      { email: 'bob@acme.example' },
+      { email: 'carol@sub.acme.example', domain: 'acme.example' },
+      { username: 'no-mail', domain: 'acme.example' },
+    ];
+    await leaks.ingest(source.id, values.map((value, index) => ({ index, value })), actor);
+    expect(await migrateToLatest(db)).toContain('0021_leak_email_domains');
+    const rows = await db.selectFrom('leak_records').select(['email', 'username', 'email_domain_rev']).orderBy('email').execute();
+    expect(Object.fromEntries(rows.map((r) => [r.email ?? r.username, r.email_domain_rev]))).toEqual({
+      'alice@acme.example': 'example.acme.',
+      'bob@acme.example': null,
+      'carol@sub.acme.example': 'example.acme.sub.',
+      'no-mail': null,
+    });
+  });
 });
