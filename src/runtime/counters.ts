@@ -267,16 +267,25 @@ export class RedisCounterStore implements CounterStore {
     this.redis.defineCommand('threatmonRelease', { numberOfKeys: 1, lua: RELEASE_SCRIPT });
   }
 
+  /** The wait for the connection under way, shared by every caller (one 'ready' listener, not one each). */
+  private connecting: Promise<void> | null = null;
+
   /** Waits (briefly) for the first connection; during an outage it fails at once so callers fail open fast. */
-  private async connected(): Promise<void> {
-    if (this.redis.status !== 'connecting' && this.redis.status !== 'connect') return;
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error('redis: not connected')), 1000);
-      this.redis.once('ready', () => {
+  private connected(): Promise<void> {
+    if (this.redis.status !== 'connecting' && this.redis.status !== 'connect') return Promise.resolve();
+    this.connecting ??= new Promise<void>((resolve, reject) => {
+      const settle = (err?: Error) => {
         clearTimeout(timer);
-        resolve();
-      });
+        this.redis.off('ready', onReady);
+        this.connecting = null;
+        if (err) reject(err);
+        else resolve();
+      };
+      const onReady = () => settle();
+      const timer = setTimeout(() => settle(new Error('redis: not connected')), 1000);
+      this.redis.once('ready', onReady);
     });
+    return this.connecting;
   }
 
   /** Counts up to `want` hits at once, as many as the limit leaves (0 when reached: nothing changes). */
