@@ -9,7 +9,11 @@ export const IMPORT_HEAP_FLAGS = ['--max-old-space-size=128', '--max-semi-space-
 const heapFlag = (s) => /--max-old-space-size/.test(s ?? '');
 if (process.argv[2] === 'import-leaks' && !process.execArgv.some(heapFlag) && !heapFlag(process.env.NODE_OPTIONS)) {
   const { spawn } = await import('node:child_process');
-  const child = spawn(process.execPath, [...process.execArgv, ...IMPORT_HEAP_FLAGS, ...process.argv.slice(1)], { stdio: 'inherit' });
+  // An IPC channel, only so that the import knows when this process is gone (see below).
+  const child = spawn(process.execPath, [...process.execArgv, ...IMPORT_HEAP_FLAGS, ...process.argv.slice(1)], {
+    stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
+    env: { ...process.env, THREATMON_IMPORT_LAUNCHER: String(process.pid) },
+  });
   // Ctrl-C signals the terminal's whole process group, the import too, which stops gracefully
   // (storing what it has read): this process waits for it instead of ending first. SIGTERM, which
   // a process manager may send to this process alone, is passed on (the import takes a repeated
@@ -25,6 +29,14 @@ if (process.argv[2] === 'import-leaks' && !process.execArgv.some(heapFlag) && !h
     }
   });
 } else {
+  // Launched by the branch above: the import ends with this launcher. A kill -9 of the PID the shell
+  // holds (the launcher's) closes the channel, and the import stops at once as if killed itself
+  // (what it committed stays; a bulk load is finished by the next import or threatmon serve).
+  if (process.env.THREATMON_IMPORT_LAUNCHER && process.channel) {
+    delete process.env.THREATMON_IMPORT_LAUNCHER;
+    process.channel.unref();
+    process.on('disconnect', () => process.kill(process.pid, 'SIGKILL'));
+  }
   import('../dist/cli/main.js').then(
     (cli) => cli.main(),
     (err) => {

@@ -172,4 +172,36 @@ describe('a kill -9 loses nothing acknowledged and leaves every counter true', (
       }
     }, 300_000);
   }
+
+  it('of the launcher of import-leaks (the PID the shell holds): the import ends with it', async () => {
+    const url = await databaseUrl('launcher');
+    const domain = 'launcher-crash.example';
+    const fifo = path.join(dir, 'launcher.ndjson');
+    fs.rmSync(fifo, { force: true });
+    expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
+    // What a shell runs: the installed command, which re-runs itself with a bounded heap.
+    const launcher = spawn(process.execPath, ['bin/threatmon.js', 'import-leaks', fifo, '--source', 'Launcher', '--create-source', '--no-progress'], { cwd: ROOT, env: envFor(url) });
+    let stderr = '';
+    launcher.stderr.on('data', (d) => (stderr += d));
+    const pipe = await fs.promises.open(fifo, 'w');
+    let sent = 0;
+    await until('the import storing records', async () => {
+      await pipe.write(Array.from({ length: 1000 }, (_, k) => line(domain, sent + k)).join(''));
+      sent += 1000;
+      return (await countRecords(url, domain)) > 0;
+    });
+    const children = fs.readFileSync(`/proc/${launcher.pid}/task/${launcher.pid}/children`, 'utf8').trim().split(/\s+/).map(Number);
+    expect(children, stderr).toHaveLength(1);
+    const importPid = children[0] as number;
+    await killHard(launcher);
+    // The import notices at once (its channel to the launcher closes); a bound on how long, not a sleep.
+    const alive = () => fs.existsSync(`/proc/${importPid}`) && !/^State:\s+Z/m.test(fs.readFileSync(`/proc/${importPid}/status`, 'utf8'));
+    for (let waited = 0; alive() && waited < 30_000; waited += 20) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(alive(), `import ${importPid} outlived its launcher`).toBe(false);
+    await pipe.close().catch(() => undefined);
+    // Nothing more is written: what it stored stays, and the counters agree with it.
+    const stored = await countRecords(url, domain);
+    expect(stored).toBeLessThanOrEqual(sent);
+    await expectSound(url);
+  }, 120_000);
 });
