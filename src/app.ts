@@ -50,7 +50,7 @@ export interface Services {
  * The modules, each made from exactly what it declares it takes, in the order they need one
  * another; each subscribes to the others' hooks in its own index.ts.
  */
-export function createModules(deps: AppDeps, options: { scans?: ScanOptions } = {}) {
+export function createModules(deps: AppDeps, options: { scans?: ScanOptions; bulkLoadWatchMs?: number } = {}) {
   const { database, clock, newId, config, counters, metrics, principals } = deps;
   const hooks = createHooks();
   const audit = createAuditModule({ database, clock, newId, caller: principalOf });
@@ -59,7 +59,7 @@ export function createModules(deps: AppDeps, options: { scans?: ScanOptions } = 
   const identity = createIdentityModule({ database, clock, newId, config, counters, metrics, principals, audit: audit.log, hooks });
   const organizations = createOrganizationsModule({ database, clock, newId, config, counters, principals, audit: audit.log, hooks, users: identity.users, auth: identity.auth });
   const incidents = createIncidentsModule({ database, clock, newId, audit: audit.log, hooks, outbox: events.outbox });
-  const leaks = createLeaksModule({ database, clock, newId, metrics, audit: audit.log, hooks });
+  const leaks = createLeaksModule({ database, clock, newId, metrics, audit: audit.log, hooks, bulkLoadWatchMs: options.bulkLoadWatchMs });
   const monitoring = createMonitoringModule({ database, clock, newId, audit: audit.log, hooks, incidents: incidents.service, outbox: events.outbox, scans: options.scans });
   const trackingTokens = createTrackingTokensModule({ database, clock, newId, counters, config, audit: audit.log, hooks, outbox: events.outbox, users: identity.users });
   const services: Services = {
@@ -77,7 +77,7 @@ export function createModules(deps: AppDeps, options: { scans?: ScanOptions } = 
     outbox: events.outbox,
     hooks,
   };
-  const jobs: BackgroundJob[] = [...monitoring.jobs, ...webhooks.jobs];
+  const jobs: BackgroundJob[] = [...monitoring.jobs, ...webhooks.jobs, ...leaks.jobs];
   // Behind authentication, in this order: each module's routes.
   const secured: BoundPlugin[] = [identity, organizations, audit, incidents, leaks, monitoring, trackingTokens, webhooks].flatMap((m) => m.routes);
   // Outside /api/v1, without authentication: the tracking-token triggers.
@@ -111,6 +111,8 @@ export interface BuildOptions extends DepsOverrides {
   jobs?: boolean;
   /** How scans read the corpus (chunk size, lease): tests take small chunks. */
   scans?: ScanOptions;
+  /** How often the jobs look for an abandoned bulk load (SQLite; default 30 s). */
+  bulkLoadWatchMs?: number;
 }
 
 /**
@@ -192,7 +194,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     onRedisError: options.onRedisError ?? ((err) => app.log.warn({ err }, 'redis unavailable: rate limits fail open')),
   });
   if (options.migrate !== false) await migrateToLatest(deps.database.db);
-  const modules = createModules(deps, { scans: options.scans });
+  const modules = createModules(deps, { scans: options.scans, bulkLoadWatchMs: options.bulkLoadWatchMs });
   const { services } = modules;
   app.decorate('deps', deps);
   app.decorate('services', services);

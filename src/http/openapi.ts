@@ -21,7 +21,7 @@ const PROBLEM_TEXT: Record<number, string> = {
   404: 'Not found (`not_found`): no such record in your organization, or a path that is not valid percent-encoding.',
   415: 'Body is not JSON (`unsupported_media_type`).',
   500: 'Internal error (`internal_error`): logged with the request id, which the body quotes.',
-  503: 'The database is unreachable (`unavailable`).',
+  503: 'The database is unreachable, or (with Retry-After) the answer cannot be complete yet (`unavailable`).',
 };
 
 const header = (description: string, schema: TSchema = Type.String()) => ({ ...schema, description });
@@ -68,7 +68,7 @@ export function documentRoute({ schema = {}, url, route }: { schema: Record<stri
     const headers: Record<string, unknown> = { 'x-request-id': RESPONSE_HEADERS['x-request-id'] };
     // The plan limiter answers for authenticated requests, after authentication (so not on a 401).
     if (authenticated && code !== 401) for (const h of RATE_LIMIT_HEADERS) headers[h] = RESPONSE_HEADERS[h];
-    if (code === 429) headers['retry-after'] = RESPONSE_HEADERS['retry-after'];
+    if (code === 429 || code === 503) headers['retry-after'] = RESPONSE_HEADERS['retry-after'];
     if (etag.includes(code) || (code === 304 && etag.length > 0)) headers.etag = RESPONSE_HEADERS.etag;
     responses[status] = { ...response, headers };
   }
@@ -100,10 +100,11 @@ export function documentObject({ openapiObject }: { openapiObject: Partial<OpenA
       for (const [status, response] of Object.entries(operation.responses ?? {})) {
         const problem = Object.values(response.content ?? {}).find((c) => c.schema?.$ref?.endsWith('/Problem'));
         if (Number(status) >= 400 && problem) response.content = { 'application/problem+json': problem };
-        // Always sent with the responses that list them (rate-limit headers only while limits are on).
+        // Always sent with the responses that list them (rate-limit headers only while limits are on;
+        // Retry-After with a 503 only when waiting helps, as while a bulk load is indexed).
         for (const name of ['x-request-id', 'etag', 'retry-after']) {
           const h = response.headers?.[name];
-          if (h) h.required = true;
+          if (h && !(name === 'retry-after' && status === '503')) h.required = true;
         }
       }
     }

@@ -34,6 +34,7 @@ const ERROR_TEXT: Record<number, string> = {
   413: 'Body too large (`payload_too_large`).',
   415: 'Body is not JSON (`unsupported_media_type`).',
   429: 'Rate limit reached (`rate_limited`, `login_throttled`); see Retry-After.',
+  503: 'The answer cannot be complete yet (`unavailable`): see Retry-After.',
 };
 
 /** problem+json responses for the given statuses, plus 429 and 500 that any request may get. */

@@ -1,6 +1,7 @@
 /** Where a background job reports what went wrong (the app's logger). */
 export interface JobLog {
   error: (obj: object, msg: string) => void;
+  info?: (obj: object, msg: string) => void;
 }
 
 /**

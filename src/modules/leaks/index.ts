@@ -1,5 +1,6 @@
 import type { AppDeps } from '../../deps.js';
 import { bind } from '../../http/routes.js';
+import { type BackgroundJob, JobLoop } from '../../runtime/jobs.js';
 import type { AuditLog } from '../audit/index.js';
 import type { AppHookRegistry } from '../hooks.js';
 import { leaksRoutes } from './leaks.routes.js';
@@ -10,12 +11,34 @@ export { NdjsonLines, recordResult } from './ndjson-lines.js';
 export { RECORD_JSON, RECORD_JSON_PG_VALUE } from './leaks.repository.js';
 export { LeakRecordSchema } from './leaks.schemas.js';
 
+/** How often a server looks for a bulk load whose importers are gone. */
+const BULK_LOAD_WATCH_MS = 30_000;
+
+/** What the leaks module is made from. */
+export type LeaksDeps = Pick<AppDeps, 'database' | 'clock' | 'newId' | 'metrics'> & {
+  audit: AuditLog;
+  hooks: AppHookRegistry;
+  /** How often abandoned bulk loads are looked for (tests: less). */
+  bulkLoadWatchMs?: number;
+};
+
 /**
  * The leak corpus: sources, ingestion (which publishes leaks.ingested), search, saved searches,
  * statistics and the pwned-passwords range. A new password found in the corpus is refused.
  */
-export function createLeaksModule(ctx: Pick<AppDeps, 'database' | 'clock' | 'newId' | 'metrics'> & { audit: AuditLog; hooks: AppHookRegistry }) {
+export function createLeaksModule(ctx: LeaksDeps) {
   const service = new LeaksService(ctx, ctx.audit, ctx.hooks);
   ctx.hooks.on('auth.breachCheck', (password, db) => service.isBreached(password, db));
-  return { name: 'leaks', service, routes: [bind(leaksRoutes, { leaks: service })] } as const;
+  // SQLite: a bulk load whose importers are gone (killed, or silent for BULK_LOAD_ALIVE_MS) is
+  // finished here, however long after start-up that happens. The rebuild holds this process while it
+  // runs (seconds per million records), as it would an import's.
+  const abandoned: JobLoop = new JobLoop(
+    async () => {
+      if (service.finishInterruptedBulkLoad() === 'finished') abandoned.log?.info?.({}, 'finished an abandoned bulk load of the leak corpus: its search indexes are rebuilt');
+    },
+    'bulk loads: finishing an abandoned one failed',
+    { pollMs: ctx.bulkLoadWatchMs ?? BULK_LOAD_WATCH_MS },
+  );
+  const jobs: BackgroundJob[] = ctx.database.sqlite ? [{ name: 'abandoned bulk loads', start: (log) => abandoned.start(log), stop: () => abandoned.stop() }] : [];
+  return { name: 'leaks', service, routes: [bind(leaksRoutes, { leaks: service })], jobs } as const;
 }

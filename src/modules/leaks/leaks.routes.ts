@@ -28,9 +28,9 @@ export const leaksRoutes: FastifyPluginAsyncTypebox<{ leaks: LeaksService }> = a
         tags,
         summary: 'Search the leak corpus',
         description:
-          'At least one of q, email, domain, username, ip, phone, source is required (400 otherwise). Criteria combine with AND. `domain` includes subdomains unless `exact_domain=true`; `ip` takes an address or a CIDR range. The count is exact. Default order `-created_at`.',
+          'At least one of q, email, domain, username, ip, phone, source is required (400 otherwise). Criteria combine with AND. `domain` includes subdomains unless `exact_domain=true`; `ip` takes an address or a CIDR range. The count is exact. Default order `-created_at`. While a bulk load of the corpus is being indexed (SQLite, `import-leaks --bulk`), a search with `q` answers 503 with `Retry-After`, never a count that leaves records out; every other criterion answers.',
         querystring: listQuerystring(leakSearch),
-        response: { 200: PageSchema(LeakRecordSchema), ...errorResponses(400, 401, 404) },
+        response: { 200: PageSchema(LeakRecordSchema), ...errorResponses(400, 401, 404, 503) },
       },
     },
     async (request, reply) => sendJsonPage(reply, envelope(request, await leaks.search(parseLeakSearch(request.query)))),
@@ -245,13 +245,13 @@ export const leaksRoutes: FastifyPluginAsyncTypebox<{ leaks: LeaksService }> = a
       schema: {
         tags,
         summary: 'Run a saved search',
-        description: 'Its results, paginated like /leaks/search/; records last_run_at and last_result_count.',
+        description: 'Its results, paginated like /leaks/search/ (a full-text one answers 503 with `Retry-After` while a bulk load is indexed); records last_run_at and last_result_count.',
         params: IdParams,
         querystring: Type.Object({
           page: Type.Optional(Type.Integer({ minimum: 1, description: 'Page number.' })),
           page_size: Type.Optional(Type.Integer({ minimum: 1, description: 'Records per page (clamped to 500).' })),
         }),
-        response: { 200: PageSchema(LeakRecordSchema), ...errorResponses(400, 401, 404) },
+        response: { 200: PageSchema(LeakRecordSchema), ...errorResponses(400, 401, 404, 503) },
       },
     },
     async (request, reply) => sendJsonPage(reply, envelope(request, await leaks.runSaved(principalOf(request), request.params.id, request.query))),

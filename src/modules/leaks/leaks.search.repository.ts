@@ -3,8 +3,12 @@ import type { Database } from '../../db/database.js';
 import { type ListParams, type ListResult, onlyParams } from '../../db/listing.js';
 import type { DB } from '../../db/schema.js';
 import { type FullTextTerm, prefixEnd } from '../../domain/leak-record.js';
+import { AppError } from '../../http/errors.js';
 import type { LeaksRepository, RecordRow } from './leaks.repository.js';
 import { type DomainRange, leakSearch } from './leaks.lists.js';
+
+/** Seconds a full-text search is asked to wait while a bulk load is indexed (see assertFullTextComplete). */
+const FULL_TEXT_RETRY_S = 30;
 
 /** A domain search merges the index ranges of at most this many domains (the domain and its subdomains). */
 const MAX_MERGED_DOMAINS = 32;
@@ -34,6 +38,7 @@ export class LeakSearches {
     const ctx = { dialect: this.database.dialect };
     // Prefixes spelled out (PostgreSQL) before the criteria are applied.
     const terms = params.filters.q as FullTextTerm[] | undefined;
+    if (terms) this.assertFullTextComplete();
     const fullText = terms ? await this.expandPrefixes(terms) : undefined;
     if (fullText) params = { ...params, filters: { ...params.filters, q: fullText } };
     const filtered = leakSearch.filter(this.db.selectFrom('leak_records'), params, ctx);
@@ -76,6 +81,25 @@ export class LeakSearches {
     });
     return { count, page, pageSize, results };
   }
+
+  /**
+   * SQLite: while a bulk load is in progress, or was abandoned and not yet finished, the full-text
+   * index lacks the records it loaded: a full-text search would answer a count that leaves them out.
+   * It answers 503 with Retry-After instead (every other criterion reads the table, and is right).
+   */
+  private assertFullTextComplete(): void {
+    const raw = this.database.sqlite;
+    if (!raw) return;
+    this.bulkLoadRow ??= raw.prepare('select 1 from leak_bulk_loads');
+    if (this.bulkLoadRow.get()) {
+      throw new AppError('unavailable', 503, 'Full-text search is unavailable while a bulk load of the leak corpus is indexed; every other criterion answers. Retry later.', {
+        headers: { 'retry-after': String(FULL_TEXT_RETRY_S) },
+        body: { retry_after: FULL_TEXT_RETRY_S },
+      });
+    }
+  }
+
+  private bulkLoadRow?: { get(): unknown };
 
   /**
    * PostgreSQL: each prefix term (`jam*`) with the words of the records that start with it (james,
