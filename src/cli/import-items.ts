@@ -1,9 +1,6 @@
-import type fs from 'node:fs';
 import { once } from 'node:events';
 import type { Duplex, Readable } from 'node:stream';
 import { RECORD_FIELDS } from '../domain/leak-record.js';
-
-export type ImportFormat = 'csv' | 'ndjson' | 'json';
 
 /** A CSV row as a record: known columns map to fields, any other non-empty column goes to `extra`. */
 export function csvRowToRecord(row: Record<string, string>): Record<string, unknown> {
@@ -25,11 +22,25 @@ export function csvRowToRecord(row: Record<string, string>): Record<string, unkn
  * by the reader thread itself (ndjson-lines.ts). The parsers load on first use, so a reader thread
  * for NDJSON starts without them.
  */
-export async function* readItems(stream: fs.ReadStream, format: 'csv' | 'json'): AsyncGenerator<{ index: number; value: unknown }> {
-  if (format === 'csv') {
+export async function* readItems(
+  stream: Readable,
+  format: 'csv' | 'tsv' | 'json',
+  options: { columns?: readonly string[] } = {},
+): AsyncGenerator<{ index: number; value: unknown }> {
+  if (format === 'csv' || format === 'tsv') {
     const { parse: parseCsv } = await import('csv-parse');
     let index = 0;
-    const rows = parseCsv({ columns: true, skip_empty_lines: true, relax_column_count: true, bom: true, trim: false });
+    // A header names the columns, unless they are given (a headerless dump: --columns).
+    const rows = parseCsv({
+      columns: options.columns ? [...options.columns] : true,
+      delimiter: format === 'tsv' ? '\t' : ',',
+      skip_empty_lines: true,
+      relax_column_count: true,
+      relax_quotes: format === 'tsv',
+      quote: format === 'tsv' ? false : '"',
+      bom: true,
+      trim: false,
+    });
     for await (const row of parsed<Record<string, string>>(stream, rows)) yield { index: index++, value: csvRowToRecord(row) };
     return;
   }

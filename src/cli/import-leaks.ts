@@ -1,30 +1,28 @@
 import fs from 'node:fs';
-import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { SingleBar } from 'cli-progress';
 import { IngestCutOff, type IngestItem, type IngestReport, type LeaksService } from '../modules/leaks/index.js';
-import type { ImportFormat } from './import-items.js';
-import type { ReadJob } from './import-worker.js';
+import type { Separator } from '../domain/dump-lines.js';
+import type { ImportFormat } from './dump-input.js';
+import type { ReaderMessage, ReadJob } from './import-worker.js';
 import { batchItems, type ReaderBatch } from './reader-batch.js';
 
-export type { ImportFormat } from './import-items.js';
-
+export type { ImportFormat } from './dump-input.js';
 
 export class ImportError extends Error {}
-
-export function detectFormat(file: string): ImportFormat {
-  const ext = path.extname(file).toLowerCase();
-  if (ext === '.csv') return 'csv';
-  if (ext === '.ndjson' || ext === '.jsonl') return 'ndjson';
-  if (ext === '.json') return 'json';
-  throw new ImportError(`cannot tell the format of "${file}" from its extension: pass --format csv|ndjson|json`);
-}
 
 
 export interface ImportOptions {
   file: string;
   source: string;
+  /** Given, else detected from the content of each file (a zip's members each on its own). */
   format?: ImportFormat;
+  /** A combolist's or stealer log's separator, else detected. */
+  separator?: Separator;
+  /** The columns of a headerless CSV or TSV. */
+  columns?: readonly string[];
+  /** Where rejected lines are written, as NDJSON. */
+  rejects?: string;
   createSource?: boolean;
   /** Where the progress and summary go (stderr by default). */
   out?: NodeJS.WriteStream;
@@ -40,7 +38,16 @@ export interface ImportOptions {
   signal?: AbortSignal;
 }
 
-export type ImportReport = IngestReport & { seconds: number; interrupted: boolean };
+export type ImportReport = IngestReport & {
+  seconds: number;
+  interrupted: boolean;
+  /** Each file read (a zip's members), with the format it was read as. */
+  members: Array<{ name: string; format: ImportFormat; separator?: Separator }>;
+  /** Lines that were not UTF-8, read as Windows-1252. */
+  windows1252Lines: number;
+  /** The commonest reasons items were rejected, with how many each. */
+  topReasons: Array<[string, number]>;
+};
 
 /** Records per batch of a bulk load (up to; see LeaksService.ingest). */
 const BULK_BATCH_SIZE = 10_000;
@@ -57,7 +64,7 @@ const LARGE_LOAD = 10_000;
 export async function importLeaks(leaks: LeaksService, opts: ImportOptions): Promise<ImportReport> {
   const out = opts.out ?? process.stderr;
   if (!fs.existsSync(opts.file)) throw new ImportError(`no such file: ${opts.file}`);
-  const format = opts.format ?? detectFormat(opts.file);
+  if ((opts.format === 'csv' || opts.format === 'tsv') === false && opts.columns) throw new ImportError('--columns names the columns of a headerless CSV or TSV: pass --format csv or --format tsv with it');
   let source = await leaks.findSourceByName(opts.source);
   if (!source) {
     if (!opts.createSource) throw new ImportError(`no leak source named "${opts.source}": create it first, or pass --create-source`);
@@ -71,7 +78,7 @@ export async function importLeaks(leaks: LeaksService, opts: ImportOptions): Pro
   }
   const restoreCache = leaks.importPageCache();
   try {
-    const report = await load(leaks, source, opts, format, out);
+    const report = await load(leaks, source, opts, out);
     if (opts.afterLargeLoad !== false && report.accepted >= LARGE_LOAD && !report.interrupted) await leaks.afterLargeLoad();
     return report;
   } finally {
@@ -87,9 +94,14 @@ export async function importLeaks(leaks: LeaksService, opts: ImportOptions): Pro
   }
 }
 
-async function load(leaks: LeaksService, source: { id: string }, opts: ImportOptions, format: ImportFormat, out: NodeJS.WriteStream): Promise<ImportReport> {
+async function load(leaks: LeaksService, source: { id: string }, opts: ImportOptions, out: NodeJS.WriteStream): Promise<ImportReport> {
   const size = fs.statSync(opts.file).size;
-  const worker = startReader(opts.file, format, source.id, opts.signal);
+  const members: ImportReport['members'] = [];
+  const job: ReadJob = { type: 'read', file: opts.file, sourceId: source.id, format: opts.format, separator: opts.separator, columns: opts.columns, rejects: opts.rejects };
+  const worker = startReader(job, opts.signal, (m) => {
+    members.push({ name: m.name, format: m.format, ...(m.separator ? { separator: m.separator } : {}) });
+    out.write(`${opts.format ? 'Reading' : 'Detected'} ${m.name} as ${FORMAT_NAMES[m.format]}${m.separator ? ` (separator "${m.separator === '\t' ? '\\t' : m.separator}")` : ''}.\n`);
+  });
   const started = Date.now();
   const showBar = opts.progress ?? Boolean(out.isTTY);
   const bar = showBar
@@ -143,16 +155,20 @@ async function load(leaks: LeaksService, source: { id: string }, opts: ImportOpt
       `${report.accepted} accepted, ${report.duplicates} duplicates, ${rejected} rejected` +
       `${report.alerts_raised ? `, ${report.alerts_raised} alerts raised` : ''}${report.exposures_found ? `, ${report.exposures_found} exposures found` : ''}.\n`,
   );
+  const byLine = members.some((m) => m.format === 'combo' || m.format === 'stealer');
   for (const r of report.rejected.slice(0, 10)) {
-    out.write(`  record ${r.index}: ${r.errors.map((e) => `${e.field}: ${e.message}`).join('; ')}\n`);
+    out.write(`  ${byLine ? 'line' : 'record'} ${r.index}: ${r.errors.map((e) => `${e.field}: ${e.message}`).join('; ')}\n`);
   }
-  if (rejected > 10) out.write(`  ... and ${rejected - 10} more rejected records\n`);
+  if (rejected > 10) out.write(`  ... and ${rejected - 10} more rejected${opts.rejects ? ` (all of them in ${opts.rejects})` : ''}\n`);
+  const topReasons = worker.reasons.sort((a, b) => b[1] - a[1]).slice(0, 5);
+  if (rejected > 0) out.write(`Rejected, by reason: ${topReasons.map(([reason, n]) => `${n} ${reason}`).join('; ')}.\n`);
+  if (worker.windows1252Lines > 0) out.write(`${worker.windows1252Lines} lines were not UTF-8 and were read as Windows-1252.\n`);
   if (failure) {
     out.write('Mend the file from there and run the same command again: the records already stored are counted as duplicates.\n');
     throw failure;
   }
   if (interrupted) out.write('Run the same command again to load the rest: the records already stored are counted as duplicates.\n');
-  return { ...report, seconds, interrupted };
+  return { ...report, seconds, interrupted, members, windows1252Lines: worker.windows1252Lines, topReasons };
 }
 
 /** A reader thread that finished its last file cleanly, kept for the next import in this process. */
@@ -184,12 +200,15 @@ function readerThread(): Worker {
  * thread that read its file to the end waits, unreferenced (it keeps no process alive), for the
  * next import; one stopped part-way is ended.
  */
-function startReader(file: string, format: ImportFormat, sourceId: string, signal?: AbortSignal) {
-  const state = { readToEnd: false };
+const FORMAT_NAMES: Record<ImportFormat, string> = { combo: 'a combolist', stealer: 'stealer-log lines', csv: 'CSV', tsv: 'TSV', ndjson: 'NDJSON', json: 'a JSON array' };
+
+function startReader(job: ReadJob, signal: AbortSignal | undefined, onMember: (m: Extract<ReaderMessage, { type: 'member' }>) => void) {
+  const file = job.file;
+  const state = { readToEnd: false, reasons: [] as Array<[string, number]>, windows1252Lines: 0 };
   async function* items(): AsyncGenerator<IngestItem> {
     const worker = readerThread();
     // Each item carries the bytes of input it was read from: the writer cuts its batches by them too.
-    type Message = ReaderBatch | { type: 'done' } | { type: 'error'; message: string; items: number };
+    type Message = ReaderBatch | ReaderMessage;
     const queue: Message[] = [];
     let wake: (() => void) | null = null;
     let failed: Error | null = null;
@@ -206,15 +225,21 @@ function startReader(file: string, format: ImportFormat, sourceId: string, signa
     worker.on('message', onMessage);
     worker.on('error', onError);
     signal?.addEventListener('abort', onAbort);
-    worker.postMessage({ type: 'read', file, format, sourceId } satisfies ReadJob);
+    worker.postMessage(job);
     try {
       for (;;) {
         while (queue.length === 0 && !failed && !signal?.aborted) await new Promise<void>((r) => (wake = r));
         if (failed) throw failed;
         if (signal?.aborted) return;
         const m = queue.shift() as Message;
+        if (m.type === 'member') {
+          onMember(m);
+          continue;
+        }
         if (m.type === 'done') {
           state.readToEnd = true;
+          state.reasons = m.reasons;
+          state.windows1252Lines = m.windows1252Lines;
           return;
         }
         if (m.type === 'error') throw new ImportError(`cannot read ${file} past its first ${m.items} records: ${m.message}`);
@@ -239,6 +264,12 @@ function startReader(file: string, format: ImportFormat, sourceId: string, signa
     /** Whether every item of the input was handed to the writer (a stop after that lost nothing). */
     get readToEnd() {
       return state.readToEnd;
+    },
+    get reasons() {
+      return state.reasons;
+    },
+    get windows1252Lines() {
+      return state.windows1252Lines;
     },
   };
 }

@@ -1,8 +1,11 @@
 import fs from 'node:fs';
 import { parentPort } from 'node:worker_threads';
-import { recordKeyHex } from '../domain/leak-record.js';
+import { Readable } from 'node:stream';
+import { parseLine, type Separator } from '../domain/dump-lines.js';
+import { type RecordResult, recordKeyHex } from '../domain/leak-record.js';
 import { NdjsonLines, recordResult } from '../modules/leaks/index.js';
-import { type ImportFormat, readItems } from './import-items.js';
+import { type Detected, detectFormat, IMPORT_FORMATS, type ImportFormat, inputMembers, peek, Utf8Lines, utf8Chunks } from './dump-input.js';
+import { readItems } from './import-items.js';
 import { BatchBuilder } from './reader-batch.js';
 
 /**
@@ -27,9 +30,22 @@ const BATCH_BYTES = 1024 * 1024;
 export interface ReadJob {
   type: 'read';
   file: string;
-  format: ImportFormat;
+  /** Given (--format), else detected per member from its content. */
+  format?: ImportFormat;
+  /** The separator of a combolist or stealer log (--separator), else detected. */
+  separator?: Separator;
+  /** The columns of a headerless CSV or TSV (--columns). */
+  columns?: readonly string[];
+  /** Where each rejected line goes, as NDJSON (--rejects). */
+  rejects?: string;
   sourceId: string;
 }
+
+/** What the reader tells the writer besides batches. */
+export type ReaderMessage =
+  | { type: 'member'; name: string; format: ImportFormat; separator?: Separator; gzip?: boolean }
+  | { type: 'done'; reasons: Array<[string, number]>; windows1252Lines: number }
+  | { type: 'error'; message: string; items: number };
 
 const port = parentPort as NonNullable<typeof parentPort>;
 /** The input bytes of each batch sent and not yet acknowledged, oldest first (its length: the batches waiting). */
@@ -47,7 +63,7 @@ port.on('message', (m: 'ack' | ReadJob) => {
   void read(m);
 });
 
-async function read({ file, format, sourceId }: ReadJob) {
+async function read(job: ReadJob) {
   inFlight.length = 0;
   waitingBytes = 0;
   const batch = new BatchBuilder();
@@ -57,45 +73,91 @@ async function read({ file, format, sourceId }: ReadJob) {
     waitingBytes += batch.inputBytes;
     port.postMessage(batch.take());
   };
+  const rejects = job.rejects ? fs.createWriteStream(job.rejects) : null;
+  /** Why items were rejected, and how often: the summary names the commonest. */
+  const reasons = new Map<string, number>();
+  const encoding = new Utf8Lines();
   /** Items read so far, sent or not: where an error stopped the file. */
   let items = 0;
-  /** Adds one parsed value read from `bytes` of input; true when the batch is full. */
-  const add = (value: unknown, bytes: number): boolean => {
+  let member = '';
+  /** Adds one item read from `bytes` of input (its line number for line formats); true when the batch is full. */
+  const add = (result: RecordResult, bytes: number, line?: number, text?: string): boolean => {
     items++;
-    const result = recordResult(value);
+    if (!result.ok) {
+      const reason = result.errors.map((e) => `${e.field}: ${e.message}`).join('; ');
+      reasons.set(reason, (reasons.get(reason) ?? 0) + 1);
+      rejects?.write(`${JSON.stringify({ file: member, ...(line === undefined ? { index: batch.start + batch.count } : { line }), reason, ...(text === undefined ? {} : { text }) })}\n`);
+    }
     // The stored key too (two hashes), written straight into the batch as bytes: the writer binds
     // it as it is.
-    batch.add(result, bytes, result.ok ? recordKeyHex(sourceId, result.record.fingerprint) : undefined);
+    batch.add(result, bytes, result.ok ? recordKeyHex(job.sourceId, result.record.fingerprint) : undefined, line);
     return batch.count >= BATCH || batch.inputBytes >= BATCH_BYTES;
   };
   try {
-    const stream = fs.createReadStream(file, { highWaterMark: 1024 * 1024 });
-    if (format === 'ndjson') {
-      // A chunk's lines are split and normalised in one synchronous pass: no promise per record.
-      const lines = new NdjsonLines();
-      const sizes: number[] = [];
-      for await (const chunk of stream) {
+    for await (const input of inputMembers(job.file)) {
+      member = input.name;
+      const { head, all } = await peek(utf8Chunks(input.chunks, encoding), 64 * 1024);
+      const detected: Detected | null = job.format ? { format: job.format, separator: job.separator } : detectFormat(head.toString('utf8'));
+      if (!detected) throw new Error(`cannot tell the format of ${input.name} from its content: pass --format ${IMPORT_FORMATS.join('|')}`);
+      const format = detected.format;
+      let separator = job.separator ?? detected.separator;
+      if ((format === 'combo' || format === 'stealer') && !separator) separator = detectFormat(head.toString('utf8'))?.separator ?? ':';
+      port.postMessage({ type: 'member', name: input.name, format, ...(separator ? { separator } : {}) } satisfies ReaderMessage);
+      if (format === 'ndjson') {
+        // A chunk's lines are split and normalised in one synchronous pass: no promise per record.
+        const lines = new NdjsonLines();
+        const sizes: number[] = [];
+        for await (const chunk of all) {
+          sizes.length = 0;
+          const values = lines.push(chunk, sizes);
+          for (let i = 0; i < values.length; i++) if (add(recordResult(values[i]), sizes[i] as number)) await send();
+        }
         sizes.length = 0;
-        const values = lines.push(chunk as Buffer, sizes);
-        for (let i = 0; i < values.length; i++) if (add(values[i], sizes[i] as number)) await send();
-      }
-      sizes.length = 0;
-      const last = lines.end(sizes);
-      if (last.length) add(last[0], sizes[0] as number);
-    } else {
-      // CSV and JSON arrays: the bytes read since the previous item are this item's.
-      let counted = 0;
-      for await (const { value } of readItems(stream, format)) {
-        const bytes = stream.bytesRead - counted;
-        counted = stream.bytesRead;
-        if (add(value, bytes)) await send();
+        const last = lines.end(sizes);
+        if (last.length) add(recordResult(last[0]), sizes[0] as number);
+      } else if (format === 'combo' || format === 'stealer') {
+        const sep = separator as Separator;
+        let lineNo = 0;
+        let carry = '';
+        const take = async (text: string, final: boolean) => {
+          const lines = (carry + text).split('\n');
+          carry = final ? '' : (lines.pop() as string);
+          for (const raw of lines) {
+            lineNo++;
+            const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
+            // Blank lines and comments are no records, and no rejections either.
+            if (line.trim() === '' || line.startsWith('#')) continue;
+            const parsed = parseLine(format, line, sep);
+            const result: RecordResult = parsed.ok ? recordResult(parsed.record) : { ok: false, errors: [{ field: 'line', message: parsed.reason }] };
+            if (add(result, Buffer.byteLength(raw) + 1, lineNo, result.ok ? undefined : line)) await send();
+          }
+        };
+        for await (const chunk of all) await take(chunk.toString('utf8'), false);
+        await take('', true);
+      } else {
+        // CSV, TSV and JSON arrays: the bytes read since the previous item are this item's.
+        let read = 0;
+        let counted = 0;
+        const counting = async function* () {
+          for await (const c of all) {
+            read += c.length;
+            yield c;
+          }
+        };
+        for await (const { value } of readItems(Readable.from(counting()), format, { columns: job.columns })) {
+          const bytes = read - counted;
+          counted = read;
+          if (add(recordResult(value), bytes)) await send();
+        }
       }
     }
     if (batch.count) await send();
-    port.postMessage({ type: 'done' });
+    port.postMessage({ type: 'done', reasons: [...reasons], windows1252Lines: encoding.windows1252Lines } satisfies ReaderMessage);
   } catch (err) {
     // What was read before the failure goes to the writer first, which stores it (see ingest()).
     if (batch.count) await send();
-    port.postMessage({ type: 'error', message: err instanceof Error ? err.message : String(err), items });
+    port.postMessage({ type: 'error', message: err instanceof Error ? err.message : String(err), items } satisfies ReaderMessage);
+  } finally {
+    await new Promise((resolve) => (rejects ? rejects.end(resolve) : resolve(undefined)));
   }
 }

@@ -1,6 +1,8 @@
 import { pathToFileURL } from 'node:url';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { createServices } from '../app.js';
+import { type Separator } from '../domain/dump-lines.js';
+import { IMPORT_FORMATS } from './dump-input.js';
 import { ImportError, type ImportFormat, importLeaks } from './import-leaks.js';
 import { type Config, ConfigError, loadConfig, parseWorkers, PLANS, type Plan } from '../config.js';
 import { serve } from './serve.js';
@@ -36,6 +38,13 @@ const parsePlan = (v: string): Plan => {
   if (!PLANS.includes(v as Plan)) throw new InvalidArgumentError(`expected one of ${PLANS.join(', ')}`);
   return v as Plan;
 };
+
+/** --separator: one of the separators dumps use; `\t` (or "tab") for a tab. */
+function separatorOf(v: string): Separator {
+  const s = v === '\\t' || v.toLowerCase() === 'tab' ? '\t' : v;
+  if (![':', ';', '|', ' ', '\t'].includes(s)) throw new InvalidArgumentError('expected one of ":", ";", "|", " " or "\\t"');
+  return s as Separator;
+}
 
 export function buildCli(): Command {
   const program = new Command('threatmon')
@@ -125,27 +134,51 @@ export function buildCli(): Command {
 
   program
     .command('import-leaks')
-    .description('Load leak records from a CSV, NDJSON or JSON-array file of any size into a leak source, with a progress bar. Same rules as the API: validated, normalised, no plaintext password stored, duplicates skipped.')
-    .argument('<file>', 'the file (.csv with a header row, .ndjson/.jsonl, or .json holding one array)')
+    .description(
+      'Load leaked data into a leak source, as it comes: combolists (login:secret), stealer-log lines (url:login:password), CSV or TSV (with a header, or --columns), NDJSON or a JSON array; gzipped or zipped (every member); UTF-8, UTF-16 with a BOM, or Windows-1252 lines. The format is detected from the content and said. Same rules as the API: validated, normalised, no plaintext password stored, duplicates skipped; lines that cannot be read are counted and listed, never fatal.',
+    )
+    .argument('<file>', 'the file: plain, .gz or .zip, any size')
     .requiredOption('--source <name>', 'name of the leak source to load into')
-    .addOption(new Option('--format <format>', 'file format (default: from the extension)').choices(['csv', 'ndjson', 'json']))
+    .addOption(new Option('--format <format>', 'the format, instead of detecting it from the content').choices([...IMPORT_FORMATS]))
+    .addOption(new Option('--separator <char>', 'the separator of a combolist or stealer log (tab: "\\t"), instead of detecting it').argParser(separatorOf))
+    .option('--columns <names>', 'the columns of a headerless CSV or TSV, comma-separated (e.g. email,password,extra_city)', (v: string) => v.split(',').map((c) => c.trim()))
+    .option('--rejects <file>', 'write every rejected line or record there, as NDJSON (line number, reason, text)')
     .option('--create-source', 'create the source when it does not exist', false)
     .option('--no-progress', 'no progress bar (a line every few seconds instead)')
-    .option('--bulk', 'SQLite, for large files: set the search indexes aside while loading and rebuild them at the end (several times faster; searches are slower and full text misses the new records until it ends)', false)
-    .addHelpText('after', '\nCSV columns named email, username, domain, ip, phone, full_name, password, password_sha1 or leaked_at fill those fields; any other column goes to extra.\nExit status: 0 when the file was read to its end (rejected records are listed, not fatal), 1 on a fatal error (a file broken part-way: the records before the broken place are stored, and the message says how many), 130 when stopped by Ctrl-C (143 by SIGTERM): the records read until then are stored, and running the same command again loads the rest.')
-    .action(async (file: string, opts: { source: string; format?: ImportFormat; createSource: boolean; progress: boolean; bulk: boolean }) => {
-      const stop = stopOnSignal();
-      try {
-        await withServices(async (s) => {
-          const report = await importLeaks(s.leaks, { file, source: opts.source, format: opts.format, createSource: opts.createSource, progress: opts.progress ? undefined : false, bulk: opts.bulk, signal: stop.signal });
-          if (report.interrupted) process.exitCode = stop.exitCode;
-          // The alerts it raised appended a count row each: folded now rather than left to a server.
-          await s.monitoring.foldAlertCounts();
-        });
-      } finally {
-        stop.dispose();
-      }
-    });
+    .option('--bulk', 'SQLite, for large files: set the search indexes aside while loading and rebuild them at the end (several times faster; searches are slower meanwhile, and full-text searches answer 503 until it ends)', false)
+    .addHelpText(
+      'after',
+      '\nCombolists: the first separator (":", ";", "|" or tab) splits login from secret; a login that parses as an e-mail is the e-mail, else the username; a secret of 40 hex digits is a SHA-1, one of 32 or 64 hex digits, a bcrypt or an argon2 hash is kept as a hash (extra.password_hash, extra.hash_type), anything else is a password (hashed and masked, never stored).\nStealer logs: url<SEP>login<SEP>password with ":", "|", ";", space or tab; the URL\'s host is the record\'s domain unless the login is an e-mail (the URL is kept in extra.url), an Android app id in extra.app.\nCSV and TSV columns named email, username, domain, ip, phone, full_name, password, password_sha1 or leaked_at fill those fields; any other column goes to extra.\nBlank lines and lines starting with # are skipped.\nExit status: 0 when the file was read to its end (rejected lines are counted and listed, not fatal), 1 on a fatal error (a file broken part-way: the records before the broken place are stored, and the message says how many), 130 when stopped by Ctrl-C (143 by SIGTERM): the records read until then are stored, and running the same command again loads the rest.',
+    )
+    .action(
+      async (
+        file: string,
+        opts: { source: string; format?: ImportFormat; separator?: Separator; columns?: string[]; rejects?: string; createSource: boolean; progress: boolean; bulk: boolean },
+      ) => {
+        const stop = stopOnSignal();
+        try {
+          await withServices(async (s) => {
+            const report = await importLeaks(s.leaks, {
+              file,
+              source: opts.source,
+              format: opts.format,
+              separator: opts.separator,
+              columns: opts.columns,
+              rejects: opts.rejects,
+              createSource: opts.createSource,
+              progress: opts.progress ? undefined : false,
+              bulk: opts.bulk,
+              signal: stop.signal,
+            });
+            if (report.interrupted) process.exitCode = stop.exitCode;
+            // The alerts it raised appended a count row each: folded now rather than left to a server.
+            await s.monitoring.foldAlertCounts();
+          });
+        } finally {
+          stop.dispose();
+        }
+      },
+    );
 
   program
     .command('seed-demo')

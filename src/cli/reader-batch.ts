@@ -28,6 +28,8 @@ export interface ReaderBatch {
   bytes: number[];
   /** The items rejected, by position in the batch, ascending, with their errors. */
   rejected: Array<[number, FieldError[]]>;
+  /** Per item, its line in the file (line formats): reported as the item's index instead of its position. */
+  lines?: number[];
 }
 
 /** A batch being filled (reader side). */
@@ -50,9 +52,15 @@ export class BatchBuilder {
     return this.batch.count;
   }
 
+  /** Index (position in the input) of the batch's first item. */
+  get start(): number {
+    return this.batch.start;
+  }
+
   /** Adds an item read from `bytes` of input; a valid record with its key (recordKeyHex), written straight into the batch's keys. */
-  add(result: RecordResult, bytes: number, keyHex?: string): void {
+  add(result: RecordResult, bytes: number, keyHex?: string, line?: number): void {
     const b = this.batch;
+    if (line !== undefined) (b.lines ??= []).push(line);
     if (result.ok) {
       const r = result.record;
       if (keyHex?.length !== KEY_BYTES * 2) throw new Error('a record sent to the writer needs its key (see recordKeyHex)');
@@ -120,13 +128,14 @@ export function* batchItems(b: ReaderBatch, pauseAtEnd = false): Generator<{ ind
   const keys = Buffer.from(b.keys.buffer, b.keys.byteOffset, b.keys.byteLength);
   for (let i = 0; i < b.count; i++) {
     const pause = pauseAtEnd && i === b.count - 1;
+    const index = b.lines ? (b.lines[i] as number) : b.start + i;
     const next = b.rejected[rejected];
     if (next !== undefined && next[0] === i) {
       rejected++;
-      yield { index: b.start + i, result: { ok: false, errors: next[1] }, bytes: b.bytes[i] as number, pause };
+      yield { index, result: { ok: false, errors: next[1] }, bytes: b.bytes[i] as number, pause };
       continue;
     }
-    yield { index: b.start + i, result: { ok: true, record: recordAt(b.values, o, keys.subarray(k, k + KEY_BYTES)) }, bytes: b.bytes[i] as number, pause };
+    yield { index, result: { ok: true, record: recordAt(b.values, o, keys.subarray(k, k + KEY_BYTES)) }, bytes: b.bytes[i] as number, pause };
     o += WIDTH;
     k += KEY_BYTES;
   }

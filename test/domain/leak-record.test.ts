@@ -17,7 +17,6 @@ import {
   textWords,
   tsQuery,
 } from '../../src/domain/leak-record.js';
-import { detectFormat } from '../../src/cli/import-leaks.js';
 import { csvRowToRecord } from '../../src/cli/import-items.js';
 import { ndjsonItems } from '../../src/modules/leaks/ndjson.js';
 import { NdjsonLines } from '../../src/modules/leaks/ndjson-lines.js';
@@ -212,8 +211,5 @@ describe('remembered()', () => {
 describe('CSV import mapping', () => {
   it('maps known columns to fields and the rest to extra', () => {
     expect(csvRowToRecord({ Email: 'a@example.com', password: 'pw', City: 'Paris', empty: '' })).toEqual({ email: 'a@example.com', password: 'pw', extra: { City: 'Paris' } });
-    expect(detectFormat('x.CSV')).toBe('csv');
-    expect(detectFormat('x.jsonl')).toBe('ndjson');
-    expect(() => detectFormat('x.txt')).toThrow(/--format/);
   });
 });

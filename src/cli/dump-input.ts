@@ -1,0 +1,217 @@
+import { isUtf8 } from 'node:buffer';
+import fs from 'node:fs';
+import { createGunzip } from 'node:zlib';
+import iconv from 'iconv-lite';
+import { type LineFormat, type Separator, detectLineFormat } from '../domain/dump-lines.js';
+import { RECORD_FIELDS } from '../domain/leak-record.js';
+
+/**
+ * A dump as it comes: a file, gzipped or not, or a zip of several (each member read in turn),
+ * in UTF-8 (a BOM or none), UTF-16 with a BOM, or lines of Windows-1252 among UTF-8 ones. Everything
+ * is handed on as UTF-8, a line at a time where it had to be mended, streamed: nothing is unpacked
+ * to disk or held whole.
+ */
+
+export type ImportFormat = 'csv' | 'tsv' | 'ndjson' | 'json' | LineFormat;
+export const IMPORT_FORMATS: readonly ImportFormat[] = ['combo', 'stealer', 'csv', 'tsv', 'ndjson', 'json'];
+
+/** One file of the input: the file itself, or a member of a zip. */
+export interface InputMember {
+  name: string;
+  chunks: AsyncIterable<Buffer>;
+}
+
+const GZIP = [0x1f, 0x8b];
+const ZIP = [0x50, 0x4b, 0x03, 0x04];
+const startsWith = (b: Buffer, magic: number[]) => magic.every((m, i) => b[i] === m);
+
+/** The first bytes of a stream, and the stream again from its start. */
+export async function peek(chunks: AsyncIterable<Buffer>, bytes: number): Promise<{ head: Buffer; all: AsyncIterable<Buffer> }> {
+  const it = chunks[Symbol.asyncIterator]();
+  const taken: Buffer[] = [];
+  let size = 0;
+  let done = false;
+  while (size < bytes) {
+    const next = await it.next();
+    if (next.done) {
+      done = true;
+      break;
+    }
+    taken.push(next.value);
+    size += next.value.length;
+  }
+  async function* all(): AsyncGenerator<Buffer> {
+    yield* taken;
+    if (done) return;
+    for (let next = await it.next(); !next.done; next = await it.next()) yield next.value;
+  }
+  return { head: Buffer.concat(taken), all: all() };
+}
+
+/** Gunzips a gzipped stream (by its magic bytes, whatever its name), else hands it on. */
+async function gunzipped(chunks: AsyncIterable<Buffer>): Promise<{ chunks: AsyncIterable<Buffer>; gzip: boolean }> {
+  const { head, all } = await peek(chunks, 2);
+  if (!startsWith(head, GZIP)) return { chunks: all, gzip: false };
+  const gunzip = createGunzip();
+  // Fed from the source as it reads; its output is the member's bytes.
+  void (async () => {
+    try {
+      for await (const c of all) if (!gunzip.write(c)) await new Promise((r) => gunzip.once('drain', r));
+      gunzip.end();
+    } catch (err) {
+      gunzip.destroy(err as Error);
+    }
+  })();
+  return { chunks: gunzip, gzip: true };
+}
+
+/** The members of the input at `file`: a zip's files in order (directories left out), else the file. */
+export async function* inputMembers(file: string): AsyncGenerator<InputMember> {
+  // A zip is read by its directory, at its end: only a regular file can be one. A pipe is read once,
+  // as it comes (opening it here would take it from its writer).
+  const magic = Buffer.alloc(4);
+  if ((await fs.promises.stat(file)).isFile()) {
+    const fd = await fs.promises.open(file, 'r');
+    try {
+      await fd.read(magic, 0, 4, 0);
+    } finally {
+      await fd.close();
+    }
+  }
+  if (startsWith(magic, ZIP)) {
+    yield* zipMembers(file);
+    return;
+  }
+  const { chunks } = await gunzipped(fs.createReadStream(file, { highWaterMark: 1024 * 1024 }));
+  yield { name: file, chunks };
+}
+
+async function* zipMembers(file: string): AsyncGenerator<InputMember> {
+  const yauzl = await import('yauzl');
+  const zip = await new Promise<import('yauzl').ZipFile>((resolve, reject) => yauzl.open(file, { lazyEntries: true, autoClose: true }, (err, z) => (err ? reject(err) : resolve(z))));
+  try {
+    for (;;) {
+      const entry = await new Promise<import('yauzl').Entry | null>((resolve, reject) => {
+        const onEntry = (e: import('yauzl').Entry) => {
+          zip.off('end', onEnd);
+          zip.off('error', reject);
+          resolve(e);
+        };
+        const onEnd = () => {
+          zip.off('entry', onEntry);
+          resolve(null);
+        };
+        zip.once('entry', onEntry);
+        zip.once('end', onEnd);
+        zip.once('error', reject);
+        zip.readEntry();
+      });
+      if (!entry) return;
+      if (entry.fileName.endsWith('/')) continue;
+      const stream = await new Promise<NodeJS.ReadableStream>((resolve, reject) => zip.openReadStream(entry, (err, s) => (err ? reject(err) : resolve(s))));
+      const { chunks } = await gunzipped(stream as AsyncIterable<Buffer>);
+      yield { name: `${file}:${entry.fileName}`, chunks };
+    }
+  } finally {
+    zip.close();
+  }
+}
+
+/**
+ * Whatever the encoding, UTF-8 out, cut at line ends (a line's bytes never split across two pushes):
+ * a UTF-8 BOM is dropped, UTF-16 with a BOM is decoded, and a line that is not valid UTF-8 is read
+ * as Windows-1252 (counted in `windows1252Lines`).
+ */
+export class Utf8Lines {
+  windows1252Lines = 0;
+  private started = false;
+  private utf16?: { write(b: Buffer): string; end(): string | undefined };
+  private carry: Buffer = Buffer.alloc(0);
+
+  push(chunk: Buffer): Buffer {
+    if (!this.started) {
+      this.started = true;
+      if (chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf) chunk = chunk.subarray(3);
+      else if (chunk[0] === 0xff && chunk[1] === 0xfe) this.utf16 = iconv.getDecoder('utf16le');
+      else if (chunk[0] === 0xfe && chunk[1] === 0xff) this.utf16 = iconv.getDecoder('utf16be');
+    }
+    // UTF-16: decoded (a BOM the decoder drops itself), then cut at line ends like the rest.
+    if (this.utf16) chunk = Buffer.from(this.utf16.write(chunk), 'utf8');
+    const data = this.carry.length ? Buffer.concat([this.carry, chunk]) : chunk;
+    const last = data.lastIndexOf(10);
+    if (last < 0) {
+      this.carry = Buffer.from(data);
+      return Buffer.alloc(0);
+    }
+    this.carry = Buffer.from(data.subarray(last + 1));
+    return this.mend(data.subarray(0, last + 1));
+  }
+
+  end(): Buffer {
+    const tail = this.utf16 ? Buffer.concat([this.carry, Buffer.from(this.utf16.end() ?? '', 'utf8')]) : this.carry;
+    this.carry = Buffer.alloc(0);
+    return this.mend(tail);
+  }
+
+  /** Whole lines, each that is not UTF-8 decoded as Windows-1252. */
+  private mend(lines: Buffer): Buffer {
+    if (lines.length === 0 || isUtf8(lines)) return lines;
+    const parts: Buffer[] = [];
+    let good = 0;
+    let at = 0;
+    while (at < lines.length) {
+      const nl = lines.indexOf(10, at);
+      const end = nl < 0 ? lines.length : nl + 1;
+      const line = lines.subarray(at, end);
+      if (!isUtf8(line)) {
+        if (at > good) parts.push(lines.subarray(good, at));
+        parts.push(Buffer.from(iconv.decode(line, 'win1252'), 'utf8'));
+        this.windows1252Lines++;
+        good = end;
+      }
+      at = end;
+    }
+    if (good < lines.length) parts.push(lines.subarray(good));
+    return Buffer.concat(parts);
+  }
+}
+
+/** A stream of any encoding as UTF-8 cut at line ends (see Utf8Lines). */
+export async function* utf8Chunks(chunks: AsyncIterable<Buffer>, lines: Utf8Lines): AsyncGenerator<Buffer> {
+  for await (const c of chunks) {
+    const out = lines.push(c);
+    if (out.length) yield out;
+  }
+  const tail = lines.end();
+  if (tail.length) yield tail;
+}
+
+const isComment = (l: string) => l.startsWith('#');
+
+/** What a member's first lines say it is: the format, and for line formats the separator. */
+export interface Detected {
+  format: ImportFormat;
+  separator?: Separator;
+}
+
+/**
+ * The format of a member from its first bytes (UTF-8 by now): a JSON array or NDJSON by their first
+ * character, CSV or TSV by a header that names record fields, else combolist or stealer-log lines by
+ * what most lines read as; null when none fits.
+ */
+export function detectFormat(head: string): Detected | null {
+  const lines = head.split(/\r?\n/);
+  // The last line may be cut short by the sample's end.
+  if (lines.length > 1) lines.pop();
+  const meaningful = lines.filter((l) => l.trim() !== '' && !isComment(l));
+  const first = meaningful[0]?.trim();
+  if (first === undefined) return null;
+  if (first.startsWith('[')) return { format: 'json' };
+  if (first.startsWith('{')) return { format: 'ndjson' };
+  for (const [format, delimiter] of [['tsv', '\t'], ['csv', ',']] as const) {
+    const columns = first.split(delimiter).map((c) => c.trim().replace(/^"|"$/g, '').toLowerCase());
+    if (columns.length >= 2 && columns.some((c) => (RECORD_FIELDS as readonly string[]).includes(c))) return { format };
+  }
+  const lineFormat = detectLineFormat(meaningful.slice(0, 200));
+  return lineFormat;
+}

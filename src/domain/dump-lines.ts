@@ -1,0 +1,180 @@
+import { normaliseDomain, normaliseEmail } from './ioc.js';
+
+/**
+ * Leaked data as it travels in text lines: combolists (`login<SEP>secret`) and stealer-log
+ * credential lines (`url<SEP>login<SEP>password`). Each line becomes the record the API takes
+ * (email or username, password or a hash, domain, extra), or a reason it cannot be read. Pure: the
+ * import's reader thread and the API's text/plain body use the same functions.
+ */
+
+export type LineFormat = 'combo' | 'stealer';
+export const COMBO_SEPARATORS = [':', ';', '|', '\t'] as const;
+export const STEALER_SEPARATORS = [':', '|', ';', ' ', '\t'] as const;
+export type Separator = (typeof COMBO_SEPARATORS)[number] | (typeof STEALER_SEPARATORS)[number];
+
+/** A line read: the record it gives, or why it gives none. */
+export type LineResult = { ok: true; record: Record<string, unknown> } | { ok: false; reason: string };
+
+/** What a secret is: a plaintext password, or a hash of a known kind (kept as a hash, never as a password). */
+export type SecretKind = 'plaintext' | 'sha1' | 'md5' | 'sha256' | 'bcrypt' | 'argon2';
+
+const HEX = /^[0-9a-f]+$/i;
+const BCRYPT = /^\$2[aby]\$\d{2}\$[./A-Za-z0-9]{53}$/;
+const ARGON2 = /^\$argon2(?:id|i|d)\$/;
+
+export function secretKind(secret: string): SecretKind {
+  if (HEX.test(secret)) {
+    if (secret.length === 40) return 'sha1';
+    if (secret.length === 32) return 'md5';
+    if (secret.length === 64) return 'sha256';
+  }
+  if (BCRYPT.test(secret)) return 'bcrypt';
+  if (ARGON2.test(secret)) return 'argon2';
+  return 'plaintext';
+}
+
+/**
+ * The record fields of a leaked secret: a plaintext password as `password` (hashed and masked at
+ * ingest, never stored), a SHA-1 as `password_sha1` (the pwned-passwords range serves it), any other
+ * hash in `extra` as `password_hash` with its `hash_type`.
+ */
+function secretFields(secret: string, record: Record<string, unknown>, extra: Record<string, string>): void {
+  if (!secret) return;
+  const kind = secretKind(secret);
+  if (kind === 'plaintext') record.password = secret;
+  else if (kind === 'sha1') record.password_sha1 = secret.toLowerCase();
+  else {
+    extra.password_hash = kind === 'bcrypt' || kind === 'argon2' ? secret : secret.toLowerCase();
+    extra.hash_type = kind;
+  }
+}
+
+/** A login as the record's e-mail when it parses as one, else as its username. */
+function loginFields(login: string, record: Record<string, unknown>): boolean {
+  const email = normaliseEmail(login);
+  if (email.ok) record.email = login;
+  else record.username = login;
+  return email.ok;
+}
+
+const MAX_LINE = 4096;
+
+/** `login<SEP>secret`: the first separator splits, so a secret may hold the separator too. */
+export function parseComboLine(line: string, separator: Separator): LineResult {
+  if (line.length > MAX_LINE) return { ok: false, reason: `line longer than ${MAX_LINE} characters` };
+  const at = line.indexOf(separator);
+  if (at < 0) return { ok: false, reason: `no separator "${printable(separator)}"` };
+  const login = line.slice(0, at).trim();
+  const secret = line.slice(at + 1);
+  if (!login) return { ok: false, reason: 'empty login' };
+  if (/\s/.test(login)) return { ok: false, reason: 'login holds white space' };
+  const record: Record<string, unknown> = {};
+  const extra: Record<string, string> = {};
+  loginFields(login, record);
+  secretFields(secret.trim() === '' ? '' : secret, record, extra);
+  if (Object.keys(extra).length) record.extra = extra;
+  return { ok: true, record };
+}
+
+const SCHEME = /^([a-z][a-z0-9+.-]*):\/\//i;
+const ANDROID = /^android:\/\/[^@/\s]*@([A-Za-z0-9._-]+)\/?/i;
+
+/**
+ * The URL at the start of a stealer-log line and what follows its separator. With `:` the URL's
+ * own `://`, a port (`:8443`) and its path are part of it: it ends at the first `:` after them.
+ */
+function splitUrl(line: string, separator: Separator): { url: string; rest: string } | null {
+  const scheme = SCHEME.exec(line);
+  if (!scheme) return null;
+  let i = scheme[0].length;
+  if (separator === ':') {
+    // The authority, up to its path or a colon: a colon with digits is a port when a path follows
+    // it, or a login and a password still do.
+    while (i < line.length && line[i] !== '/' && line[i] !== ':') i++;
+    const port = /^:\d{1,5}(?=\/|:|$)/.exec(line.slice(i));
+    if (port) {
+      const after = line.slice(i + port[0].length);
+      if (after.startsWith('/') || (after.match(/:/g)?.length ?? 0) >= 2) i += port[0].length;
+    }
+  }
+  const end = line.indexOf(separator, i);
+  if (end < 0) return null;
+  return { url: line.slice(0, end), rest: line.slice(end + 1) };
+}
+
+/** The host of a URL, as a domain the record can keep (null for an IP address or a host that is no domain). */
+function urlDomain(url: string): string | null {
+  let host: string;
+  try {
+    host = new URL(url).hostname;
+  } catch {
+    return null;
+  }
+  if (!host || /^\[|^\d{1,3}(\.\d{1,3}){3}$/.test(host)) return null;
+  const n = normaliseDomain(host);
+  return n.ok && n.value.includes('.') ? n.value : null;
+}
+
+/**
+ * `url<SEP>login<SEP>password`, the credential lines of stealer logs. The URL's host becomes the
+ * record's domain unless the login is an e-mail (the e-mail's domain is then the record's, and the
+ * URL stays in extra.url); an Android app (`android://<hash>@com.app.name/`) is kept as extra.app.
+ */
+export function parseStealerLine(line: string, separator: Separator): LineResult {
+  if (line.length > MAX_LINE) return { ok: false, reason: `line longer than ${MAX_LINE} characters` };
+  const split = splitUrl(line, separator);
+  if (!split) return { ok: false, reason: 'not a stealer-log line (url, login, password)' };
+  const at = split.rest.indexOf(separator);
+  if (at < 0) return { ok: false, reason: 'no password after the login' };
+  const login = split.rest.slice(0, at).trim();
+  const password = split.rest.slice(at + 1);
+  if (!login) return { ok: false, reason: 'empty login' };
+  if (/\s/.test(login)) return { ok: false, reason: 'login holds white space' };
+  const record: Record<string, unknown> = {};
+  const extra: Record<string, string> = {};
+  const isEmail = loginFields(login, record);
+  const android = ANDROID.exec(split.url);
+  if (android?.[1]) {
+    extra.app = android[1];
+  } else {
+    extra.url = split.url;
+    const domain = isEmail ? null : urlDomain(split.url);
+    if (domain) record.domain = domain;
+  }
+  secretFields(password.trim() === '' ? '' : password, record, extra);
+  record.extra = extra;
+  return { ok: true, record };
+}
+
+export function parseLine(format: LineFormat, line: string, separator: Separator): LineResult {
+  return format === 'combo' ? parseComboLine(line, separator) : parseStealerLine(line, separator);
+}
+
+const printable = (s: string) => (s === '\t' ? '\\t' : s);
+
+/**
+ * The format and separator of a file from a sample of its lines (blank and comment lines left
+ * out), or null when they read as neither. Stealer logs start with a URL; a combolist's separator is
+ * the one after which most lines read as a login and a secret (`:` first on a tie).
+ */
+export function detectLineFormat(sample: readonly string[]): { format: LineFormat; separator: Separator } | null {
+  const lines = sample.filter((l) => l.trim() !== '');
+  if (lines.length === 0) return null;
+  const best = (format: LineFormat, separators: readonly Separator[]) => {
+    let top: { separator: Separator; n: number } | null = null;
+    for (const separator of separators) {
+      const n = lines.filter((l) => {
+        const r = parseLine(format, l, separator);
+        return r.ok && (format === 'stealer' || typeof r.record.email === 'string' || r.record.password !== undefined);
+      }).length;
+      if (!top || n > top.n) top = { separator, n };
+    }
+    return top as { separator: Separator; n: number };
+  };
+  if (lines.filter((l) => SCHEME.test(l)).length * 2 >= lines.length) {
+    const s = best('stealer', STEALER_SEPARATORS);
+    if (s.n * 2 >= lines.length) return { format: 'stealer', separator: s.separator };
+  }
+  const c = best('combo', COMBO_SEPARATORS);
+  return c.n * 2 >= lines.length ? { format: 'combo', separator: c.separator } : null;
+}
