@@ -198,3 +198,36 @@ describe('import-leaks on real dumps', () => {
     await expect(run(f, 'Prose')).rejects.toThrow(/cannot tell the format of .*prose\.txt from its content: pass --format/);
   });
 });
+
+describe('POST /leaks/sources/<id>/records/ with text/plain', () => {
+  let t: TestApp;
+  let staff: import('../../src/modules/identity/index.js').User;
+  let source: string;
+  const post = (body: string | Buffer, qs = '') =>
+    t.as(staff, { method: 'POST', url: `/api/v1/leaks/sources/${source}/records/${qs}`, headers: { 'content-type': 'text/plain; charset=utf-8' }, payload: body });
+
+  beforeAll(async () => {
+    t = await buildTestApp();
+    staff = (await t.createOrg('enterprise', 'text-platform', true)).owner;
+    source = JSON.parse((await t.as(staff, { method: 'POST', url: '/api/v1/leaks/sources/', payload: { name: 'Pasted' } })).body).id;
+  });
+  afterAll(() => t.close());
+
+  it('takes a combolist, detected, with the answer of any ingest and line numbers for rejections', async () => {
+    const res = await post('# pasted\nann@text.example|Winter22\nno separator\nben@text.example|5f4dcc3b5aa765d61d8327deb882cf99\n');
+    expect(res.statusCode).toBe(200);
+    expect(JSON.parse(res.body)).toEqual({ accepted: 2, duplicates: 0, rejected: [{ index: 3, errors: [{ field: 'line', message: 'no separator "|"' }] }], alerts_raised: 0, exposures_found: 0 });
+    // The same lines again: duplicates.
+    expect(JSON.parse((await post('ann@text.example|Winter22\n')).body)).toMatchObject({ accepted: 0, duplicates: 1 });
+  });
+
+  it('takes stealer-log lines as ?format= says, and refuses a format it does not know', async () => {
+    const res = await post('https://mail.text.example/login;carl;pw1\nhttps://crm.text.example;dora@text.example;pw2\n', '?format=stealer&separator=;');
+    expect(JSON.parse(res.body)).toMatchObject({ accepted: 2, rejected: [] });
+    const bad = await post('a:b\n', '?format=yaml');
+    expect(bad.statusCode).toBe(400);
+    expect(JSON.parse(bad.body)).toMatchObject({ code: 'invalid_query', errors: [{ field: 'format', message: 'must be combo or stealer' }] });
+    const prose = await post('Dear reader,\nthis is no dump\n');
+    expect(prose.statusCode).toBe(400);
+  });
+});

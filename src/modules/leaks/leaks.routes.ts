@@ -4,22 +4,33 @@ import { Type } from 'typebox';
 import { actorOf, principalOf } from '../identity/index.js';
 import { assertIfMatch, etagOf, notModified } from '../../http/etag.js';
 import { AppError, validation } from '../../http/errors.js';
-import { listQuerystring, parseList } from '../../http/list-query.js';
+import { badQuery, listQuerystring, parseList } from '../../http/list-query.js';
 import { envelope, PageSchema, sendJson, sendJsonPage } from '../../http/listing.js';
 import { errorResponses, IdParams, isUuid } from '../../http/schemas.js';
 import { IngestResultSchema, LeakRecordSchema, LeakSourceCreateSchema, LeakSourcePatchSchema, LeakSourceSchema, SavedSearchSchema, StatsSchema } from './leaks.schemas.js';
 import { type LeaksService, presentSource } from './leaks.service.js';
 import { leakSearch, parseLeakSearch, SavedQuerySchema, savedSearchListing, sourceListing } from './leaks.lists.js';
 import { ndjsonItems } from './ndjson.js';
+import { dumpLineItems } from './dump-lines-items.js';
+import type { Separator } from '../../domain/dump-lines.js';
 
 export const INGEST_BODY_LIMIT = 64 * 1024 * 1024;
 export const MAX_JSON_RECORDS = 10_000;
 const tags = ['leaks'];
 const NoContent = Type.Null({ description: 'Deleted.' });
 
+/** A text/plain body, still streaming: told apart from an NDJSON one by its type. */
+class LineBody {
+  constructor(readonly stream: Readable) {}
+}
+
+const SEPARATORS: readonly string[] = [':', ';', '|', ' ', '\t'];
+
 export const leaksRoutes: FastifyPluginAsyncTypebox<{ leaks: LeaksService }> = async (app, { leaks }) => {
   // NDJSON bodies reach the handler as a stream, parsed line by line as they arrive.
   app.addContentTypeParser('application/x-ndjson', (_request, payload, done) => done(null, payload));
+  // Combolist or stealer-log lines: read as they arrive, like NDJSON (see dumpLineItems).
+  app.addContentTypeParser('text/plain', (_request, payload, done) => done(null, new LineBody(payload)));
 
   app.get(
     '/leaks/search/',
@@ -150,9 +161,13 @@ export const leaksRoutes: FastifyPluginAsyncTypebox<{ leaks: LeaksService }> = a
         tags,
         summary: 'Ingest leak records (staff)',
         description:
-          'Body: a JSON array of at most 10,000 records, or an `application/x-ndjson` stream of up to 64 MiB per request, parsed as it arrives and stored in batches of 1,000, each in its own transaction. A stream past 64 MiB is answered 413 once every record on a line that ends within the limit is stored; the problem body says how far it got (`processed`, `accepted`, `duplicates`, `rejected`): send the rest in another request. A failure part-way (503) says the same, for the records committed before it. Record fields: email, username, domain, ip, phone, full_name, password or password_sha1, extra (object of strings, numbers, booleans), leaked_at. A record needs one of email, username, ip, phone. Plaintext passwords are never stored: only their SHA-1 and a mask. Idempotent: a record with the same fingerprint in the same source counts as a duplicate.',
+          'Body: a JSON array of at most 10,000 records, an `application/x-ndjson` stream, or `text/plain` combolist or stealer-log lines (as `import-leaks` reads them: the format and separator detected unless `?format=` and `?separator=` say; each line numbered from 1 as its `index`; an unreadable line rejected with its reason), of up to 64 MiB per request, parsed as it arrives and stored in batches of 1,000, each in its own transaction. A stream past 64 MiB is answered 413 once every record on a line that ends within the limit is stored; the problem body says how far it got (`processed`, `accepted`, `duplicates`, `rejected`): send the rest in another request. A failure part-way (503) says the same, for the records committed before it. Record fields: email, username, domain, ip, phone, full_name, password or password_sha1, extra (object of strings, numbers, booleans), leaked_at. A record needs one of email, username, ip, phone. Plaintext passwords are never stored: only their SHA-1 and a mask. Idempotent: a record with the same fingerprint in the same source counts as a duplicate.',
         params: IdParams,
-        body: Type.Array(Type.Record(Type.String(), Type.Unknown()), { maxItems: MAX_JSON_RECORDS, description: 'The records (or an NDJSON stream of them).' }),
+        querystring: Type.Object({
+          format: Type.Optional(Type.Enum(['combo', 'stealer'], { type: 'string', description: 'text/plain only: the lines are a combolist or stealer-log lines (default: detected from the first 64 KiB).' })),
+          separator: Type.Optional(Type.String({ description: 'text/plain only: the separator (`:`, `;`, `|`, space, tab; default: detected).' })),
+        }),
+        body: Type.Array(Type.Record(Type.String(), Type.Unknown()), { maxItems: MAX_JSON_RECORDS, description: 'The records (or an NDJSON stream of them, or text/plain lines).' }),
         response: { 200: IngestResultSchema, ...errorResponses(400, 401, 403, 404, 413, 415) },
       },
     },
@@ -165,6 +180,12 @@ export const leaksRoutes: FastifyPluginAsyncTypebox<{ leaks: LeaksService }> = a
       if (Array.isArray(body)) {
         if (body.length > MAX_JSON_RECORDS) throw validation([{ field: 'body', message: `at most ${MAX_JSON_RECORDS} records per JSON array; stream more as application/x-ndjson` }]);
         return leaks.ingest(id, body.map((value, index) => ({ index, value })), who);
+      }
+      if (body instanceof LineBody) {
+        const { format, separator } = request.query as { format?: string; separator?: string };
+        if (format !== undefined && format !== 'combo' && format !== 'stealer') throw badQuery('format', 'must be combo or stealer');
+        if (separator !== undefined && !SEPARATORS.includes(separator)) throw badQuery('separator', 'must be one of ":", ";", "|", " " or a tab');
+        return leaks.ingest(id, dumpLineItems(body.stream, { format, separator: separator as Separator | undefined, limit: INGEST_BODY_LIMIT }), who);
       }
       if (body && typeof (body as Readable).pipe === 'function') {
         // ingest() looks the source up (404) before it reads the first line.
