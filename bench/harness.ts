@@ -144,6 +144,8 @@ export interface Result {
   errors: number;
   /** Kept out of latest.json (see mergedPercentiles). */
   histogram?: Array<[number, number]>;
+  /** Imports: the importing process's peak resident memory. */
+  peak_rss_mb?: number;
 }
 
 export async function load(scenario: string, opts: Omit<LoadOptions, 'connections' | 'duration'> & { connections?: number }): Promise<Result> {

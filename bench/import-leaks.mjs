@@ -29,7 +29,12 @@ await migrateToLatest(deps.database.db);
 const services = createServices(deps);
 const monitorsArg = process.argv.indexOf('--monitors');
 const seeded = monitorsArg > 0 ? await seedMonitors(deps, services, dir, Number(process.argv[monitorsArg + 1])) : null;
-const files = fs.readdirSync(dir).filter((f) => f.endsWith('.ndjson')).sort();
+// A folder: its NDJSON files, one source each. A file (any format import-leaks reads): that file alone.
+const single = fs.statSync(dir).isFile();
+const folder = single ? path.dirname(dir) : dir;
+const files = single ? [path.basename(dir)] : fs.readdirSync(dir).filter((f) => f.endsWith('.ndjson')).sort();
+let windows1252Lines = 0;
+let rejectedLines = 0;
 const started = Date.now();
 let records = 0;
 let peakRss = 0;
@@ -38,8 +43,11 @@ const sample = setInterval(() => {
 }, 200);
 if (bulk) services.leaks.beginBulkLoad();
 for (const f of files) {
-  const r = await importLeaks(services.leaks, { file: path.join(dir, f), source: `Bench ${f.replace(/\.ndjson$/, '')}`, createSource: true, progress: false, afterLargeLoad: false, out: fs.createWriteStream('/dev/null') });
-  records += r.accepted + r.duplicates + r.rejected.length;
+  const r = await importLeaks(services.leaks, { file: path.join(folder, f), source: `Bench ${f.replace(/\.ndjson$/, '')}`, createSource: true, progress: false, afterLargeLoad: false, out: fs.createWriteStream('/dev/null') });
+  const rejected = r.rejected.length + (r.rejected_not_listed ?? 0);
+  records += r.accepted + r.duplicates + rejected;
+  rejectedLines += rejected;
+  windows1252Lines += r.windows1252Lines;
 }
 const loadSeconds = (Date.now() - started) / 1000;
 const steps = {};
@@ -51,5 +59,5 @@ clearInterval(sample);
 peakRss = Math.max(peakRss, process.memoryUsage().rss, process.resourceUsage().maxRSS * 1024);
 const seconds = (Date.now() - started) / 1000;
 const alerts = seeded ? Number((await deps.database.db.selectFrom('monitor_alerts').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n) : 0;
-console.log(JSON.stringify({ ...(seeded && { ...seeded, alerts }), files: files.length, records, seconds: Number(seconds.toFixed(1)), load_seconds: Number(loadSeconds.toFixed(1)), records_per_sec: Math.round(records / seconds), peak_rss_mb: Math.round(peakRss / 1048576), bulk, rebuild_ms: steps }));
+console.log(JSON.stringify({ ...(seeded && { ...seeded, alerts }), files: files.length, records, rejected: rejectedLines, windows1252_lines: windows1252Lines, seconds: Number(seconds.toFixed(1)), load_seconds: Number(loadSeconds.toFixed(1)), records_per_sec: Math.round(records / seconds), peak_rss_mb: Math.round(peakRss / 1048576), bulk, rebuild_ms: steps }));
 await deps.database.close();

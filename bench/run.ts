@@ -23,6 +23,7 @@ import { CONNECTIONS, DURATION, type Result, ROOT, WARMUP, WORKERS, workersFor }
 import { hostReference } from './host-speed.js';
 import { basicsScenarios } from './scenarios/basics.js';
 import { ceilingScenarios } from './scenarios/ceiling.js';
+import { dumpsScenarios } from './scenarios/dumps.js';
 import { leaksScenarios } from './scenarios/leaks.js';
 import { monitoringScenarios } from './scenarios/monitoring.js';
 import { tokensScenarios } from './scenarios/tokens.js';
@@ -31,6 +32,7 @@ import { useWrk } from './wrk.js';
 
 const scenarios: Record<string, () => Promise<Result[]>> = {
   ...leaksScenarios,
+  ...dumpsScenarios,
   ...monitoringScenarios,
   ...tokensScenarios,
   ...webhooksScenarios,
