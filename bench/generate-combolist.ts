@@ -30,8 +30,8 @@ const ndjson = fs.createWriteStream(path.join(dir, 'records.ndjson'));
 let comboBuf: Buffer[] = [];
 let ndjsonBuf: string[] = [];
 const flush = async () => {
-  if (!combo.write(Buffer.concat(comboBuf))) await new Promise((r) => combo.once('drain', r));
-  if (!ndjson.write(ndjsonBuf.join(''))) await new Promise((r) => ndjson.once('drain', r));
+  if (!combo.write(Buffer.concat(comboBuf))) await new Promise<void>((r) => combo.once('drain', () => r()));
+  if (!ndjson.write(ndjsonBuf.join(''))) await new Promise<void>((r) => ndjson.once('drain', () => r()));
   comboBuf = [];
   ndjsonBuf = [];
 };
