@@ -3,6 +3,7 @@ import { Worker } from 'node:worker_threads';
 import { SingleBar } from 'cli-progress';
 import { IngestCutOff, type IngestItem, type IngestReport, type LeaksService } from '../modules/leaks/index.js';
 import type { Separator } from '../domain/dump-lines.js';
+import type { SourceKind } from '../modules/leaks/index.js';
 import type { ImportFormat } from './dump-input.js';
 import type { ReaderMessage, ReadJob } from './import-worker.js';
 import { batchItems, type ReaderBatch } from './reader-batch.js';
@@ -23,6 +24,8 @@ export interface ImportOptions {
   columns?: readonly string[];
   /** Where rejected lines are written, as NDJSON. */
   rejects?: string;
+  /** What the source is (breach, combolist, stealer_log, paste, other): set on the source, new or not. */
+  kind?: SourceKind;
   createSource?: boolean;
   /** Where the progress and summary go (stderr by default). */
   out?: NodeJS.WriteStream;
@@ -68,8 +71,11 @@ export async function importLeaks(leaks: LeaksService, opts: ImportOptions): Pro
   let source = await leaks.findSourceByName(opts.source);
   if (!source) {
     if (!opts.createSource) throw new ImportError(`no leak source named "${opts.source}": create it first, or pass --create-source`);
-    source = await leaks.createSource({ p: null, ip: null }, { name: opts.source });
-    out.write(`Created leak source "${opts.source}" (${source.id}).\n`);
+    source = await leaks.createSource({ p: null, ip: null }, { name: opts.source, ...(opts.kind && { kind: opts.kind }) });
+    out.write(`Created leak source "${opts.source}" (${source.id})${opts.kind ? `, kind ${opts.kind}` : ''}.\n`);
+  } else if (opts.kind && source.kind !== opts.kind) {
+    source = await leaks.updateSource({ p: null, ip: null }, source.id, { kind: opts.kind });
+    out.write(`Leak source "${opts.source}" is now of kind ${opts.kind}.\n`);
   }
   if (opts.bulk) {
     if (!leaks.supportsBulkLoad) throw new ImportError('--bulk is for the embedded SQLite database; on PostgreSQL the indexes are kept up to date as records arrive');

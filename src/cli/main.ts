@@ -11,6 +11,7 @@ import { migrateToLatest } from '../db/migrator.js';
 import { createDeps } from '../deps.js';
 import { AppError } from '../http/errors.js';
 import { ROLES, type Role } from '../modules/identity/index.js';
+import { SOURCE_KINDS, type SourceKind } from '../modules/leaks/index.js';
 
 function config(): Config {
   return loadConfig(process.env);
@@ -142,6 +143,7 @@ export function buildCli(): Command {
     .addOption(new Option('--format <format>', 'the format, instead of detecting it from the content').choices([...IMPORT_FORMATS]))
     .addOption(new Option('--separator <char>', 'the separator of a combolist or stealer log (tab: "\\t"), instead of detecting it').argParser(separatorOf))
     .option('--columns <names>', 'the columns of a headerless CSV or TSV, comma-separated (e.g. email,password,extra_city)', (v: string) => v.split(',').map((c) => c.trim()))
+    .addOption(new Option('--kind <kind>', 'what the source is, set on it (new or not): breach, combolist, stealer_log, paste or other').choices([...SOURCE_KINDS]))
     .option('--rejects <file>', 'write every rejected line or record there, as NDJSON (line number, reason, text)')
     .option('--create-source', 'create the source when it does not exist', false)
     .option('--no-progress', 'no progress bar (a line every few seconds instead)')
@@ -153,7 +155,7 @@ export function buildCli(): Command {
     .action(
       async (
         file: string,
-        opts: { source: string; format?: ImportFormat; separator?: Separator; columns?: string[]; rejects?: string; createSource: boolean; progress: boolean; bulk: boolean },
+        opts: { source: string; format?: ImportFormat; separator?: Separator; columns?: string[]; rejects?: string; kind?: SourceKind; createSource: boolean; progress: boolean; bulk: boolean },
       ) => {
         const stop = stopOnSignal();
         try {
@@ -165,6 +167,7 @@ export function buildCli(): Command {
               separator: opts.separator,
               columns: opts.columns,
               rejects: opts.rejects,
+              kind: opts.kind,
               createSource: opts.createSource,
               progress: opts.progress ? undefined : false,
               bulk: opts.bulk,

@@ -154,6 +154,11 @@ export interface LeakSourcesTable {
   /** JSON array of data classes. */
   data_classes: string;
   is_verified: boolean | number;
+  /** breach, combolist, stealer_log, paste or other (migration 0022). */
+  kind: Generated<string>;
+  is_fabricated: Generated<boolean | number>;
+  is_sensitive: Generated<boolean | number>;
+  is_spam_list: Generated<boolean | number>;
   record_count: Generated<number>;
   version: Generated<number>;
   created_at: string;

@@ -193,6 +193,15 @@ describe('import-leaks on real dumps', () => {
     await expect(run(file('cols.txt', 'a:b\n'), 'Cols', { columns: ['email'] })).rejects.toThrow(/--columns/);
   });
 
+  it('sets the kind of the source it creates with --kind, and of one that exists', async () => {
+    const f = file('kind.txt', 'k1@kind.example:pw\n');
+    await run(f, 'Kinded', { kind: 'combolist' });
+    expect((await t.services.leaks.findSourceByName('Kinded'))?.kind).toBe('combolist');
+    const { said } = await run(f, 'Kinded', { kind: 'stealer_log' });
+    expect(said).toContain('Leak source "Kinded" is now of kind stealer_log.');
+    expect((await t.services.leaks.findSourceByName('Kinded'))?.kind).toBe('stealer_log');
+  });
+
   it('says it cannot tell a format from content that is none, and --format reads it as asked', async () => {
     const f = file('prose.txt', 'Dear reader,\nthis is not a dump.\n');
     await expect(run(f, 'Prose')).rejects.toThrow(/cannot tell the format of .*prose\.txt from its content: pass --format/);

@@ -9,7 +9,7 @@ import { LeaksService } from './leaks.service.js';
 export { IngestCutOff, type IngestItem, type IngestReport, LeaksService } from './leaks.service.js';
 export { NdjsonLines, recordResult } from './ndjson-lines.js';
 export { RECORD_JSON, RECORD_JSON_PG_VALUE } from './leaks.repository.js';
-export { LeakRecordSchema } from './leaks.schemas.js';
+export { LeakRecordSchema, SOURCE_KINDS, type SourceKind } from './leaks.schemas.js';
 
 /** How often a server looks for a bulk load whose importers are gone. */
 const BULK_LOAD_WATCH_MS = 30_000;

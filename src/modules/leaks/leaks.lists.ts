@@ -5,6 +5,7 @@ import { normaliseDomain, normaliseEmail } from '../../domain/ioc.js';
 import { DATA_CLASSES, domainKeyRange, type FullTextTerm, ftsQuery, ipKeyRange, normalisePhone, parseFullText, tsQuery } from '../../domain/leak-record.js';
 import { AppError } from '../../http/errors.js';
 import { badQuery, given, listQuerystring, parseList, toTimestamp } from '../../http/list-query.js';
+import { SOURCE_KINDS } from './leaks.schemas.js';
 
 /** The leaks module's lists: the search of the corpus, its sources and saved searches. */
 
@@ -140,7 +141,11 @@ export const SavedQuerySchema: TObject = (() => {
 
 export const sourceListing = new Listing({
   filters: {
+    kind: { kind: 'enum', column: 'kind', values: SOURCE_KINDS, description: 'Only sources of these kinds.' },
     is_verified: { kind: 'boolean', column: 'is_verified', description: 'Only verified (true) or unverified (false) sources.' },
+    is_fabricated: { kind: 'boolean', column: 'is_fabricated', description: 'Only fabricated (true) or genuine (false) sources.' },
+    is_sensitive: { kind: 'boolean', column: 'is_sensitive', description: 'Only sensitive (true) or other (false) sources.' },
+    is_spam_list: { kind: 'boolean', column: 'is_spam_list', description: 'Only spam lists (true) or not (false).' },
     data_classes: {
       kind: 'custom',
       schema: { type: 'string', description: `Only sources exposing all these data classes (comma list of ${DATA_CLASSES.join(', ')}).` } as never,

@@ -8,6 +8,14 @@ const DataClasses = Type.Array(Type.Enum([...DATA_CLASSES], { type: 'string' }),
 });
 const DateOnly = (description: string) => Type.String({ format: 'date', description });
 
+/** What a leak source is. */
+export const SOURCE_KINDS = ['breach', 'combolist', 'stealer_log', 'paste', 'other'] as const;
+export type SourceKind = (typeof SOURCE_KINDS)[number];
+export const SourceKindSchema = Type.Enum([...SOURCE_KINDS], {
+  type: 'string',
+  description: 'What it is: `breach` (a service\'s data, the default), `combolist` (credential lists compiled from many), `stealer_log` (credentials taken by malware from browsers), `paste` (posted text), `other`.',
+});
+
 export const LeakSourceSchema = Type.Object(
   {
     id: Uuid('Source id.'),
@@ -16,7 +24,11 @@ export const LeakSourceSchema = Type.Object(
     breach_date: Nullable(DateOnly('When the breach happened.'), 'When the breach happened (YYYY-MM-DD), or null.'),
     discovered_at: Nullable(Timestamp('When it was found.'), 'When the dump was found, or null.'),
     data_classes: DataClasses,
+    kind: SourceKindSchema,
     is_verified: Type.Boolean({ description: 'Whether the breach is confirmed genuine.' }),
+    is_fabricated: Type.Boolean({ description: 'Whether the data is known to be made up (not from a real breach).' }),
+    is_sensitive: Type.Boolean({ description: 'Whether being in it reveals something sensitive about a person (kept off public lookups).' }),
+    is_spam_list: Type.Boolean({ description: 'Whether it is a list of addresses for spam rather than a breach of a service.' }),
     record_count: Type.Integer({ description: 'Records ingested from it.' }),
     created_at: Timestamp('When it was added.'),
   },
@@ -31,7 +43,11 @@ export const LeakSourceCreateSchema = Type.Object(
     breach_date: Type.Optional(Nullable(DateOnly('YYYY-MM-DD.'))),
     discovered_at: Type.Optional(Nullable(Timestamp('When it was found.'))),
     data_classes: Type.Optional(DataClasses),
+    kind: Type.Optional(SourceKindSchema),
     is_verified: Type.Optional(Type.Boolean({ description: 'Default false.' })),
+    is_fabricated: Type.Optional(Type.Boolean({ description: 'Default false.' })),
+    is_sensitive: Type.Optional(Type.Boolean({ description: 'Default false.' })),
+    is_spam_list: Type.Optional(Type.Boolean({ description: 'Default false.' })),
   },
   { additionalProperties: false },
 );
@@ -43,7 +59,11 @@ export const LeakSourcePatchSchema = Type.Object(
     breach_date: Type.Optional(Nullable(DateOnly('YYYY-MM-DD.'))),
     discovered_at: Type.Optional(Nullable(Timestamp('When it was found.'))),
     data_classes: Type.Optional(DataClasses),
+    kind: Type.Optional(SourceKindSchema),
     is_verified: Type.Optional(Type.Boolean()),
+    is_fabricated: Type.Optional(Type.Boolean()),
+    is_sensitive: Type.Optional(Type.Boolean()),
+    is_spam_list: Type.Optional(Type.Boolean()),
   },
   { additionalProperties: false },
 );

@@ -12,7 +12,7 @@ import { LeakBulkLoads } from './leaks.bulk-load.js';
 import { counterDeltas, domainDeltas } from './leaks.counters.js';
 import { type IngestItem, type IngestOptions, type IngestReport, LeakIngest } from './leaks.ingest.js';
 import { LeaksRepository, type SavedSearchRow, type SourceRow } from './leaks.repository.js';
-import type { LeakSourceOut } from './leaks.schemas.js';
+import type { LeakSourceOut, SourceKind } from './leaks.schemas.js';
 import { LeakSearches } from './leaks.search.repository.js';
 import { SavedSearches } from './leaks.saved-searches.js';
 import { sourceListing } from './leaks.lists.js';
@@ -28,7 +28,11 @@ export function presentSource(r: SourceRow): LeakSourceOut {
     breach_date: r.breach_date,
     discovered_at: r.discovered_at,
     data_classes: JSON.parse(r.data_classes) as LeakSourceOut['data_classes'],
+    kind: r.kind as SourceKind,
     is_verified: Boolean(r.is_verified),
+    is_fabricated: Boolean(r.is_fabricated),
+    is_sensitive: Boolean(r.is_sensitive),
+    is_spam_list: Boolean(r.is_spam_list),
     record_count: r.record_count,
     created_at: r.created_at,
   };
@@ -86,7 +90,18 @@ export class LeaksService {
 
   async createSource(
     actor: { p: Principal | null; ip: string | null },
-    body: { name: string; description?: string; breach_date?: string | null; discovered_at?: string | null; data_classes?: string[]; is_verified?: boolean },
+    body: {
+      name: string;
+      description?: string;
+      breach_date?: string | null;
+      discovered_at?: string | null;
+      data_classes?: string[];
+      kind?: SourceKind;
+      is_verified?: boolean;
+      is_fabricated?: boolean;
+      is_sensitive?: boolean;
+      is_spam_list?: boolean;
+    },
   ): Promise<SourceRow> {
     return this.db.transaction().execute(async (trx) => {
       if (await this.repo.sourceNameTaken(trx, body.name)) {
@@ -100,17 +115,21 @@ export class LeaksService {
         breach_date: body.breach_date ?? null,
         discovered_at: body.discovered_at ?? null,
         data_classes: JSON.stringify(body.data_classes ?? []),
+        kind: body.kind ?? 'breach',
         is_verified: body.is_verified ?? false,
+        is_fabricated: body.is_fabricated ?? false,
+        is_sensitive: body.is_sensitive ?? false,
+        is_spam_list: body.is_spam_list ?? false,
         created_at: at,
         updated_at: at,
       };
       await this.repo.insertSource(trx, row);
-      await this.audit.recordAs(trx, actor, { action: 'leak_source.created', targetType: 'leak_source', targetId: row.id, changes: { name: row.name } });
+      await this.audit.recordAs(trx, actor, { action: 'leak_source.created', targetType: 'leak_source', targetId: row.id, changes: { name: row.name, kind: row.kind } });
       return this.getSource(row.id, trx);
     });
   }
 
-  async updateSource(actor: { p: Principal; ip: string }, id: string, patch: Record<string, unknown>, assertVersion: (v: number) => void) {
+  async updateSource(actor: { p: Principal | null; ip: string | null }, id: string, patch: Record<string, unknown>, assertVersion: (v: number) => void = () => undefined) {
     return this.db.transaction().execute(async (trx) => {
       const current = await this.getSource(id, trx);
       assertVersion(current.version);
