@@ -1,27 +1,17 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Writable } from 'node:stream';
 import zlib from 'node:zlib';
 import iconv from 'iconv-lite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importLeaks } from '../../src/cli/import-leaks.js';
+import { capture } from '../helpers/capture.js';
 import { buildTestApp, type TestApp } from '../helpers/build-app.js';
 
 /** Real dumps as they come, through import-leaks: each format, compressed, in other encodings, with junk. */
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'threatmon-dumps-'));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-function capture() {
-  let text = '';
-  const out = new Writable({
-    write(chunk, _encoding, done) {
-      text += String(chunk);
-      done();
-    },
-  }) as unknown as NodeJS.WriteStream;
-  return { out, said: () => text };
-}
 
 /** A zip of stored (uncompressed) members, as zip tools write them. */
 function zipOf(members: Array<[string, Buffer]>): Buffer {

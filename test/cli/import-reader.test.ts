@@ -1,9 +1,9 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Writable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ImportError, importLeaks, readerThreads } from '../../src/cli/import-leaks.js';
+import { capture } from '../helpers/capture.js';
 import { buildTestApp, TEST_PG_URL } from '../helpers/build-app.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'threatmon-reader-'));
@@ -11,17 +11,6 @@ afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 const quiet = () => fs.createWriteStream('/dev/null') as unknown as NodeJS.WriteStream;
 
-/** An output stream for an import, and what was written to it so far. */
-function capture() {
-  let text = '';
-  const out = new Writable({
-    write(chunk, _encoding, done) {
-      text += String(chunk);
-      done();
-    },
-  }) as unknown as NodeJS.WriteStream;
-  return { out, said: () => text };
-}
 
 describe('import-leaks reader thread', () => {
   it('is reused by the next import in the same process, each file keyed to its own source; one that failed is not', async () => {

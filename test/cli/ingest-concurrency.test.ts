@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { JWT_SECRET, TEST_PG_URL, testDatabaseUrl } from '../helpers/build-app.js';
-import { startServer as startServe, withDb } from '../helpers/serve.js';
+import { startServer as startServe, stopServers, withDb } from '../helpers/serve.js';
 
 /**
  * Two `threatmon serve` processes on one database ingest the same records at once, one in the
@@ -18,13 +18,7 @@ const RECORDS = 1000;
 const children: ChildProcess[] = [];
 const dirs: string[] = [];
 afterAll(async () => {
-  await Promise.all(
-    children.map(async (child) => {
-      const closed = new Promise((resolve) => child.on('close', resolve));
-      child.kill('SIGTERM');
-      await closed;
-    }),
-  );
+  await stopServers(children);
   for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
 });
 

@@ -1,7 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
 import { JWT_SECRET, TEST_PG_URL, testDatabaseUrl } from '../helpers/build-app.js';
-import { startServer as startServe, withDb } from '../helpers/serve.js';
+import { startServer as startServe, stopServers, withDb } from '../helpers/serve.js';
 
 /**
  * Two `threatmon serve` processes on one PostgreSQL database, each with its own matcher and scan
@@ -11,15 +11,7 @@ import { startServer as startServe, withDb } from '../helpers/serve.js';
  */
 const PASSWORD = 'a concurrency test admin passphrase';
 const children: ChildProcess[] = [];
-afterAll(async () => {
-  await Promise.all(
-    children.map(async (child) => {
-      const closed = new Promise((resolve) => child.on('close', resolve));
-      child.kill('SIGTERM');
-      await closed;
-    }),
-  );
-});
+afterAll(() => stopServers(children));
 
 async function startServer(url: string): Promise<string> {
   const { base, child } = await startServe({ THREATMON_DATABASE_URL: url, THREATMON_JWT_SECRET: JWT_SECRET, THREATMON_ADMIN_PASSWORD: PASSWORD });

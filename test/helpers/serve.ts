@@ -24,6 +24,17 @@ export async function startServer(env: NodeJS.ProcessEnv): Promise<{ base: strin
   return { base, child };
 }
 
+/** Ends each server (SIGTERM, as a process manager would) and waits for it to close. */
+export async function stopServers(children: ChildProcess[]): Promise<void> {
+  await Promise.all(
+    children.map(async (child) => {
+      const closed = new Promise((resolve) => child.on('close', resolve));
+      child.kill('SIGTERM');
+      await closed;
+    }),
+  );
+}
+
 /** `fn` on a connection of its own to the database at `url`, closed after. */
 export async function withDb<T>(url: string, fn: (db: Kysely<DB>) => Promise<T>): Promise<T> {
   const deps = createDeps(loadConfig({ THREATMON_DATABASE_URL: url, THREATMON_JWT_SECRET: JWT_SECRET }));
