@@ -130,6 +130,13 @@ export async function* utf8Chunks(chunks: AsyncIterable<Buffer>, lines: Utf8Line
 
 const isComment = (l: string) => l.startsWith('#');
 
+/** The lines of a sample that say something: not blank, not comments, not the last (the sample may cut it short). */
+export function sampleLines(head: string): string[] {
+  const lines = head.split(/\r?\n/);
+  if (lines.length > 1) lines.pop();
+  return lines.filter((l) => l.trim() !== '' && !isComment(l));
+}
+
 /** What a member's first lines say it is: the format, and for line formats the separator. */
 export interface Detected {
   format: ImportFormat;
@@ -142,10 +149,7 @@ export interface Detected {
  * what most lines read as; null when none fits.
  */
 export function detectFormat(head: string): Detected | null {
-  const lines = head.split(/\r?\n/);
-  // The last line may be cut short by the sample's end.
-  if (lines.length > 1) lines.pop();
-  const meaningful = lines.filter((l) => l.trim() !== '' && !isComment(l));
+  const meaningful = sampleLines(head);
   const first = meaningful[0]?.trim();
   if (first === undefined) return null;
   if (first.startsWith('[')) return { format: 'json' };

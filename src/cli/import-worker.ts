@@ -1,10 +1,10 @@
 import fs from 'node:fs';
 import { parentPort } from 'node:worker_threads';
 import { Readable } from 'node:stream';
-import { parseLine, type Separator } from '../domain/dump-lines.js';
+import { bestSeparator, parseLine, type Separator } from '../domain/dump-lines.js';
 import { type RecordResult, recordKeyHex } from '../domain/leak-record.js';
 import { NdjsonLines, recordResult } from '../modules/leaks/index.js';
-import { type Detected, detectFormat, IMPORT_FORMATS, type ImportFormat, inputMembers, peek, Utf8Lines, utf8Chunks } from './dump-input.js';
+import { type Detected, detectFormat, IMPORT_FORMATS, type ImportFormat, inputMembers, peek, sampleLines, Utf8Lines, utf8Chunks } from './dump-input.js';
 import { readItems } from './import-items.js';
 import { BatchBuilder } from './reader-batch.js';
 
@@ -101,7 +101,8 @@ async function read(job: ReadJob) {
       if (!detected) throw new Error(`cannot tell the format of ${input.name} from its content: pass --format ${IMPORT_FORMATS.join('|')}`);
       const format = detected.format;
       let separator = job.separator ?? detected.separator;
-      if ((format === 'combo' || format === 'stealer') && !separator) separator = detectFormat(head.toString('utf8'))?.separator ?? ':';
+      // A line format given without its separator: the one most lines read with.
+      if ((format === 'combo' || format === 'stealer') && !separator) separator = bestSeparator(format, sampleLines(head.toString('utf8'))).separator;
       port.postMessage({ type: 'member', name: input.name, format, ...(separator ? { separator } : {}) } satisfies ReaderMessage);
       if (format === 'ndjson') {
         // A chunk's lines are split and normalised in one synchronous pass: no promise per record.

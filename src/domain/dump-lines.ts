@@ -160,21 +160,23 @@ const printable = (s: string) => (s === '\t' ? '\\t' : s);
 export function detectLineFormat(sample: readonly string[]): { format: LineFormat; separator: Separator } | null {
   const lines = sample.filter((l) => l.trim() !== '');
   if (lines.length === 0) return null;
-  const best = (format: LineFormat, separators: readonly Separator[]) => {
-    let top: { separator: Separator; n: number } | null = null;
-    for (const separator of separators) {
-      const n = lines.filter((l) => {
-        const r = parseLine(format, l, separator);
-        return r.ok && (format === 'stealer' || typeof r.record.email === 'string' || r.record.password !== undefined);
-      }).length;
-      if (!top || n > top.n) top = { separator, n };
-    }
-    return top as { separator: Separator; n: number };
-  };
   if (lines.filter((l) => SCHEME.test(l)).length * 2 >= lines.length) {
-    const s = best('stealer', STEALER_SEPARATORS);
+    const s = bestSeparator('stealer', lines);
     if (s.n * 2 >= lines.length) return { format: 'stealer', separator: s.separator };
   }
-  const c = best('combo', COMBO_SEPARATORS);
+  const c = bestSeparator('combo', lines);
   return c.n * 2 >= lines.length ? { format: 'combo', separator: c.separator } : null;
+}
+
+/** The separator after which most of `lines` read as lines of `format` (the first on a tie), and how many do. */
+export function bestSeparator(format: LineFormat, lines: readonly string[]): { separator: Separator; n: number } {
+  let top: { separator: Separator; n: number } | null = null;
+  for (const separator of format === 'combo' ? COMBO_SEPARATORS : STEALER_SEPARATORS) {
+    const n = lines.filter((l) => {
+      const r = parseLine(format, l, separator);
+      return r.ok && (format === 'stealer' || typeof r.record.email === 'string' || r.record.password !== undefined);
+    }).length;
+    if (!top || n > top.n) top = { separator, n };
+  }
+  return top as { separator: Separator; n: number };
 }

@@ -183,6 +183,12 @@ describe('import-leaks on real dumps', () => {
     await expect(run(file('cols.txt', 'a:b\n'), 'Cols', { columns: ['email'] })).rejects.toThrow(/--columns/);
   });
 
+  it('takes the separator its lines read with when --format comes alone', async () => {
+    const { report, said } = await run(file('stealer-pipes.txt', 'https://a.sep.example|u1|p1\nhttps://b.sep.example/x|u2|p:2\n'), 'Pipes', { format: 'stealer' });
+    expect(said).toContain('as stealer-log lines (separator "|")');
+    expect(report).toMatchObject({ accepted: 2, rejected: [] });
+  });
+
   it('sets the kind of the source it creates with --kind, and of one that exists', async () => {
     const f = file('kind.txt', 'k1@kind.example:pw\n');
     await run(f, 'Kinded', { kind: 'combolist' });

@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import { detectLineFormat, type LineFormat, parseLine, type Separator } from '../../domain/dump-lines.js';
+import { bestSeparator, detectLineFormat, type LineFormat, parseLine, type Separator } from '../../domain/dump-lines.js';
 import { Utf8Lines } from '../../domain/text-lines.js';
 import { AppError } from '../../http/errors.js';
 import type { IngestItem } from './leaks.ingest.js';
@@ -24,10 +24,9 @@ export async function* dumpLineItems(stream: Readable, options: { format?: LineF
   let chosen: { format: LineFormat; separator: Separator } | null = null;
   const choose = () => {
     const lines = sample.split('\n').map((l) => (l.endsWith('\r') ? l.slice(0, -1) : l)).filter((l) => l.trim() !== '' && !l.startsWith('#'));
-    const detected = options.format && options.separator ? null : detectLineFormat(lines.slice(0, 200));
-    const format = options.format ?? detected?.format;
+    const format = options.format ?? detectLineFormat(lines.slice(0, 200))?.format;
     if (!format) throw new AppError('validation_error', 400, 'body: cannot tell combolist from stealer-log lines: pass ?format=combo or ?format=stealer', { errors: [{ field: 'body', message: 'not combolist or stealer-log lines' }] });
-    chosen = { format, separator: options.separator ?? (detected?.format === format ? detected.separator : ':') };
+    chosen = { format, separator: options.separator ?? bestSeparator(format, lines.slice(0, 200)).separator };
   };
   function* items(text: string, final: boolean): Generator<IngestItem> {
     const lines = (carry + text).split('\n');
