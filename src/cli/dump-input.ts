@@ -1,6 +1,7 @@
 import fs from 'node:fs';
+import { pipeline, Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
-import { type LineFormat, type Separator, detectLineFormat } from '../domain/dump-lines.js';
+import { detectLineFormat, type LineFormat, sampleLines, type Separator } from '../domain/dump-lines.js';
 import { RECORD_FIELDS } from '../domain/leak-record.js';
 import { Utf8Lines } from '../domain/text-lines.js';
 
@@ -50,20 +51,13 @@ export async function peek(chunks: AsyncIterable<Buffer>, bytes: number): Promis
 }
 
 /** Gunzips a gzipped stream (by its magic bytes, whatever its name), else hands it on. */
-async function gunzipped(chunks: AsyncIterable<Buffer>): Promise<{ chunks: AsyncIterable<Buffer>; gzip: boolean }> {
+async function gunzipped(chunks: AsyncIterable<Buffer>): Promise<AsyncIterable<Buffer>> {
   const { head, all } = await peek(chunks, 2);
-  if (!startsWith(head, GZIP)) return { chunks: all, gzip: false };
+  if (!startsWith(head, GZIP)) return all;
   const gunzip = createGunzip();
-  // Fed from the source as it reads; its output is the member's bytes.
-  void (async () => {
-    try {
-      for await (const c of all) if (!gunzip.write(c)) await new Promise((r) => gunzip.once('drain', r));
-      gunzip.end();
-    } catch (err) {
-      gunzip.destroy(err as Error);
-    }
-  })();
-  return { chunks: gunzip, gzip: true };
+  // A failure of either side ends the gunzip stream with it, so its reader sees the error.
+  pipeline(Readable.from(all), gunzip, () => undefined);
+  return gunzip;
 }
 
 /** The members of the input at `file`: a zip's files in order (directories left out), else the file. */
@@ -83,8 +77,7 @@ export async function* inputMembers(file: string): AsyncGenerator<InputMember> {
     yield* zipMembers(file);
     return;
   }
-  const { chunks } = await gunzipped(fs.createReadStream(file, { highWaterMark: 1024 * 1024 }));
-  yield { name: file, chunks };
+  yield { name: file, chunks: await gunzipped(fs.createReadStream(file, { highWaterMark: 1024 * 1024 })) };
 }
 
 async function* zipMembers(file: string): AsyncGenerator<InputMember> {
@@ -110,8 +103,7 @@ async function* zipMembers(file: string): AsyncGenerator<InputMember> {
       if (!entry) return;
       if (entry.fileName.endsWith('/')) continue;
       const stream = await new Promise<NodeJS.ReadableStream>((resolve, reject) => zip.openReadStream(entry, (err, s) => (err ? reject(err) : resolve(s))));
-      const { chunks } = await gunzipped(stream as AsyncIterable<Buffer>);
-      yield { name: `${file}:${entry.fileName}`, chunks };
+      yield { name: `${file}:${entry.fileName}`, chunks: await gunzipped(stream as AsyncIterable<Buffer>) };
     }
   } finally {
     zip.close();
@@ -126,15 +118,6 @@ export async function* utf8Chunks(chunks: AsyncIterable<Buffer>, lines: Utf8Line
   }
   const tail = lines.end();
   if (tail.length) yield tail;
-}
-
-const isComment = (l: string) => l.startsWith('#');
-
-/** The lines of a sample that say something: not blank, not comments, not the last (the sample may cut it short). */
-export function sampleLines(head: string): string[] {
-  const lines = head.split(/\r?\n/);
-  if (lines.length > 1) lines.pop();
-  return lines.filter((l) => l.trim() !== '' && !isComment(l));
 }
 
 /** What a member's first lines say it is: the format, and for line formats the separator. */

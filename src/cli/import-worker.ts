@@ -1,10 +1,10 @@
 import fs from 'node:fs';
 import { parentPort } from 'node:worker_threads';
 import { Readable } from 'node:stream';
-import { bestSeparator, parseLine, type Separator } from '../domain/dump-lines.js';
+import { bestSeparator, DumpLines, sampleLines, type Separator } from '../domain/dump-lines.js';
 import { type RecordResult, recordKeyHex } from '../domain/leak-record.js';
-import { NdjsonLines, recordResult } from '../modules/leaks/index.js';
-import { type Detected, detectFormat, IMPORT_FORMATS, type ImportFormat, inputMembers, peek, sampleLines, Utf8Lines, utf8Chunks } from './dump-input.js';
+import { lineResult, NdjsonLines, recordResult } from '../modules/leaks/index.js';
+import { type Detected, detectFormat, IMPORT_FORMATS, type ImportFormat, inputMembers, peek, Utf8Lines, utf8Chunks } from './dump-input.js';
 import { readItems } from './import-items.js';
 import { BatchBuilder } from './reader-batch.js';
 
@@ -43,7 +43,7 @@ export interface ReadJob {
 
 /** What the reader tells the writer besides batches. */
 export type ReaderMessage =
-  | { type: 'member'; name: string; format: ImportFormat; separator?: Separator; gzip?: boolean }
+  | { type: 'member'; name: string; format: ImportFormat; separator?: Separator }
   | { type: 'done'; reasons: Array<[string, number]>; windows1252Lines: number }
   | { type: 'error'; message: string; items: number };
 
@@ -97,12 +97,13 @@ async function read(job: ReadJob) {
     for await (const input of inputMembers(job.file)) {
       member = input.name;
       const { head, all } = await peek(utf8Chunks(input.chunks, encoding), 64 * 1024);
-      const detected: Detected | null = job.format ? { format: job.format, separator: job.separator } : detectFormat(head.toString('utf8'));
+      const sample = head.toString('utf8');
+      const detected: Detected | null = job.format ? { format: job.format, separator: job.separator } : detectFormat(sample);
       if (!detected) throw new Error(`cannot tell the format of ${input.name} from its content: pass --format ${IMPORT_FORMATS.join('|')}`);
       const format = detected.format;
       let separator = job.separator ?? detected.separator;
       // A line format given without its separator: the one most lines read with.
-      if ((format === 'combo' || format === 'stealer') && !separator) separator = bestSeparator(format, sampleLines(head.toString('utf8'))).separator;
+      if ((format === 'combo' || format === 'stealer') && !separator) separator = bestSeparator(format, sampleLines(sample)).separator;
       port.postMessage({ type: 'member', name: input.name, format, ...(separator ? { separator } : {}) } satisfies ReaderMessage);
       if (format === 'ndjson') {
         // A chunk's lines are split and normalised in one synchronous pass: no promise per record.
@@ -117,20 +118,11 @@ async function read(job: ReadJob) {
         const last = lines.end(sizes);
         if (last.length) add(recordResult(last[0]), sizes[0] as number);
       } else if (format === 'combo' || format === 'stealer') {
-        const sep = separator as Separator;
-        let lineNo = 0;
-        let carry = '';
+        const lines = new DumpLines(format, separator as Separator);
         const take = async (text: string, final: boolean) => {
-          const lines = (carry + text).split('\n');
-          carry = final ? '' : (lines.pop() as string);
-          for (const raw of lines) {
-            lineNo++;
-            const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
-            // Blank lines and comments are no records, and no rejections either.
-            if (line.trim() === '' || line.startsWith('#')) continue;
-            const parsed = parseLine(format, line, sep);
-            const result: RecordResult = parsed.ok ? recordResult(parsed.record) : { ok: false, errors: [{ field: 'line', message: parsed.reason }] };
-            if (add(result, Buffer.byteLength(raw) + 1, lineNo, result.ok ? undefined : line)) await send();
+          for (const l of lines.push(text, final)) {
+            const result = lineResult(l.parsed);
+            if (add(result, l.bytes, l.line, result.ok ? undefined : l.text)) await send();
           }
         };
         for await (const chunk of all) await take(chunk.toString('utf8'), false);

@@ -180,3 +180,45 @@ export function bestSeparator(format: LineFormat, lines: readonly string[]): { s
   }
   return top as { separator: Separator; n: number };
 }
+
+/** The lines of a sample that say something: not blank, not comments, not the last (the sample may cut it short). */
+export function sampleLines(head: string): string[] {
+  const lines = head.split(/\r?\n/);
+  if (lines.length > 1) lines.pop();
+  return lines.filter((l) => l.trim() !== '' && !l.startsWith('#'));
+}
+
+/** A line of a dump as read: its number from 1, its text, its bytes of input, and what it gives. */
+export interface ReadLine {
+  line: number;
+  text: string;
+  bytes: number;
+  parsed: LineResult;
+}
+
+/**
+ * Combolist or stealer-log lines as text arrives (UTF-8, cut anywhere): each whole line parsed,
+ * numbered from 1 with blank and `#` lines counted but skipped, CR of CRLF dropped. The import's
+ * reader thread and the API's text/plain body read through it.
+ */
+export class DumpLines {
+  private lineNo = 0;
+  private carry = '';
+
+  constructor(
+    private readonly format: LineFormat,
+    private readonly separator: Separator,
+  ) {}
+
+  /** The lines `text` completes (every line left, with `final`). */
+  *push(text: string, final = false): Generator<ReadLine> {
+    const lines = (this.carry + text).split('\n');
+    this.carry = final ? '' : (lines.pop() as string);
+    for (const raw of lines) {
+      this.lineNo++;
+      const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
+      if (line.trim() === '' || line.startsWith('#')) continue;
+      yield { line: this.lineNo, text: line, bytes: Buffer.byteLength(raw) + 1, parsed: parseLine(this.format, line, this.separator) };
+    }
+  }
+}

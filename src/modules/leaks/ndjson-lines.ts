@@ -1,3 +1,4 @@
+import type { LineResult } from '../../domain/dump-lines.js';
 import { normaliseRecord, type RecordResult } from '../../domain/leak-record.js';
 
 /**
@@ -13,6 +14,11 @@ export class MalformedLine {
 /** A parsed item as a record result: a malformed line is rejected like an invalid record. */
 export function recordResult(value: unknown): RecordResult {
   return value instanceof MalformedLine ? { ok: false, errors: [{ field: 'record', message: value.message }] } : normaliseRecord(value);
+}
+
+/** A combolist or stealer-log line as a record result: one that cannot be read is rejected with its reason. */
+export function lineResult(parsed: LineResult): RecordResult {
+  return parsed.ok ? normaliseRecord(parsed.record) : { ok: false, errors: [{ field: 'line', message: parsed.reason }] };
 }
 
 function parseLine(line: string): unknown {
