@@ -26,6 +26,12 @@ async function migrateUntil(db: Kysely<any>, first: string) {
   expect(error).toBeUndefined();
 }
 
+/** Columns of leak_records that later migrations add and fill in, as today's ingest writes them. */
+const LATER_COLUMNS = [
+  ['email_domain_rev', 'text'],
+  ['severity', "text not null default 'low'"],
+] as const;
+
 describe('data migrations', () => {
   const cleanup: Array<() => Promise<void>> = [];
   afterAll(async () => {
@@ -44,13 +50,15 @@ describe('data migrations', () => {
     // Today's ingest writes the columns of today: those added by later migrations are there while it
     // runs, and gone again before they are migrated (their migrations fill them in for these records).
     const ingest: typeof leaks.ingest = async (...args) => {
-      const migrated = await sql`select email_domain_rev from leak_records limit 0`.execute(db).then(() => true, () => false);
-      if (migrated) return leaks.ingest(...args);
-      await sql`alter table leak_records add column email_domain_rev text`.execute(db);
+      const missing: string[] = [];
+      for (const [column, type] of LATER_COLUMNS) {
+        if (!(await sql`select ${sql.ref(column)} from leak_records limit 0`.execute(db).then(() => true, () => false))) missing.push(`${column} ${type}`);
+      }
+      for (const column of missing) await sql.raw(`alter table leak_records add column ${column}`).execute(db);
       try {
         return await leaks.ingest(...args);
       } finally {
-        await sql`alter table leak_records drop column email_domain_rev`.execute(db);
+        for (const column of missing) await sql.raw(`alter table leak_records drop column ${column.split(' ')[0]}`).execute(db);
       }
     };
     return { db, raw: deps.database.sqlite, leaks: Object.assign(Object.create(leaks) as typeof leaks, { ingest }), actor: { p: null, ip: null } };
@@ -361,5 +369,46 @@ describe('data migrations', () => {
       'carol@sub.acme.example': 'example.acme.sub.',
       'no-mail': null,
     });
+  });
+
+  it('0023 gives each existing record the severity of what it exposes, shows it in alerts, and keeps monitors\' severities', async () => {
+    const source = { id: '00000000-0000-7000-8000-0000000000f1', name: 'Dump 0023' };
+    const { db, leaks, actor } = await beforeMigration('0023', source);
+    const values = [
+      { email: 'low@m0023.example', extra: { note: 'x' } },
+      { username: 'medium-0023', password_sha1: 'a94a8fe5ccb19ba61c4c0873d391e987982fbbd3' },
+      { username: 'medium-hash-0023', extra: { password_hash: '5f4dcc3b5aa765d61d8327deb882cf99', hash_type: 'md5' } },
+      { email: 'high@m0023.example', password: 'pw-0023' },
+      { email: 'critical@m0023.example', password: 'pw-0023', extra: { url: 'https://m0023.example/' } },
+      { username: 'app-0023', password: 'pw-0023', extra: { app: 'com.m0023.app' } },
+    ];
+    await leaks.ingest(source.id, values.map((value, index) => ({ index, value })), actor);
+    const at = new Date().toISOString();
+    const org = '00000000-0000-7000-8000-0000000000f2';
+    const monitor = '00000000-0000-7000-8000-0000000000f3';
+    await db.insertInto('organizations').values({ id: org, name: 'org0023', plan: 'starter', created_at: at, updated_at: at }).execute();
+    await db.insertInto('monitors').values({ id: monitor, organization_id: org, name: 'm', description: '', type: 'keyword', terms: '["0023"]', severity: 'high', status: 'active', created_by: null, created_at: at, updated_at: at }).execute();
+    const critical = await db.selectFrom('leak_records').select('id').where('email', '=', 'critical@m0023.example').executeTakeFirstOrThrow();
+    await db
+      .insertInto('monitor_alerts')
+      .values({ id: '00000000-0000-7000-8000-0000000000f4', organization_id: org, monitor_id: monitor, leak_record_id: critical.id, matched_term: '0023', matched_field: 'email', severity: 'high', status: 'new', note: '', created_at: at, updated_at: at, record_json: '{"email":"critical@m0023.example"}' })
+      .execute();
+
+    expect(await migrateToLatest(db)).toContain('0023_severity_by_exposure');
+    const rows = await db.selectFrom('leak_records').select(['email', 'username', 'severity']).execute();
+    expect(Object.fromEntries(rows.map((r) => [r.email ?? r.username, r.severity]))).toEqual({
+      'low@m0023.example': 'low',
+      'medium-0023': 'medium',
+      'medium-hash-0023': 'medium',
+      'high@m0023.example': 'high',
+      'critical@m0023.example': 'critical',
+      'app-0023': 'critical',
+    });
+    const alert = await db.selectFrom('monitor_alerts').select(['severity', 'record_json']).executeTakeFirstOrThrow();
+    expect(alert.severity).toBe('high');
+    expect(JSON.parse(alert.record_json)).toEqual({ email: 'critical@m0023.example', severity: 'critical' });
+    expect(await db.selectFrom('monitors').select('severity').where('id', '=', monitor).executeTakeFirst()).toEqual({ severity: 'high' });
+    // A monitor may now be without one.
+    await db.updateTable('monitors').set({ severity: null }).where('id', '=', monitor).execute();
   });
 });

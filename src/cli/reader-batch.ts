@@ -1,4 +1,4 @@
-import { type NormalisedRecord, STORED_FIELDS, type RecordResult } from '../domain/leak-record.js';
+import { type NormalisedRecord, type RecordResult, type RecordSeverity, STORED_FIELDS } from '../domain/leak-record.js';
 import type { FieldError } from '../http/errors.js';
 
 /**
@@ -112,6 +112,7 @@ function recordAt(v: unknown[], o: number, key: Buffer): NormalisedRecord {
     fingerprint: v[o + 13] as string,
     search_text: v[o + 14] as string,
     email_domain_rev: v[o + 15] as string | null,
+    severity: v[o + 16] as RecordSeverity,
     key,
   };
 }

@@ -21,6 +21,7 @@ import * as m0019 from './migrations/0019_webhook_messages_due_per_webhook.js';
 import * as m0020 from './migrations/0020_monitor_alert_record_json.js';
 import * as m0021 from './migrations/0021_leak_email_domains.js';
 import * as m0022 from './migrations/0022_leak_source_kinds.js';
+import * as m0023 from './migrations/0023_severity_by_exposure.js';
 
 /** Listed in code, not read from a folder, so they run the same from src/ (tsx) and dist/. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -46,6 +47,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0020_monitor_alert_record_json': m0020,
   '0021_leak_email_domains': m0021,
   '0022_leak_source_kinds': m0022,
+  '0023_severity_by_exposure': m0023,
 };
 
 /** PostgreSQL: the connection's current schema (the one its search_path puts first). */

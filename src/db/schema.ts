@@ -187,6 +187,8 @@ export interface LeakRecordsTable {
   search_text: string;
   /** The e-mail address's reversed domain when it is not `domain`, else null (migration 0021). */
   email_domain_rev: string | null;
+  /** What the record exposes: low, medium, high or critical (migration 0023, domain/leak-record.ts recordSeverity). */
+  severity: string;
   created_at: string;
 }
 
@@ -218,7 +220,8 @@ export interface MonitorsTable {
   /** JSON array of the normalised terms. */
   terms: string;
   status: string;
-  severity: string;
+  /** The severity of its alerts; null: each alert takes its record's (migration 0023). */
+  severity: string | null;
   created_by: string | null;
   version: Generated<number>;
   created_at: string;

@@ -117,8 +117,9 @@ function urlDomain(url: string): string | null {
 
 /**
  * `url<SEP>login<SEP>password`, the credential lines of stealer logs. The URL's host becomes the
- * record's domain unless the login is an e-mail (the e-mail's domain is then the record's, and the
- * URL stays in extra.url); an Android app (`android://<hash>@com.app.name/`) is kept as extra.app.
+ * record's domain, even beside an e-mail login (a domain monitor of the site and one of the
+ * e-mail's domain both match it), and the URL is kept in extra.url; an Android app
+ * (`android://<hash>@com.app.name/`) is kept as extra.app.
  */
 export function parseStealerLine(line: string, separator: Separator): LineResult {
   if (line.length > MAX_LINE) return { ok: false, reason: `line longer than ${MAX_LINE} characters` };
@@ -132,13 +133,13 @@ export function parseStealerLine(line: string, separator: Separator): LineResult
   if (/\s/.test(login)) return { ok: false, reason: 'login holds white space' };
   const record: Record<string, unknown> = {};
   const extra: Record<string, string> = {};
-  const isEmail = loginFields(login, record);
+  loginFields(login, record);
   const android = ANDROID.exec(split.url);
   if (android?.[1]) {
     extra.app = android[1];
   } else {
     extra.url = split.url;
-    const domain = isEmail ? null : urlDomain(split.url);
+    const domain = urlDomain(split.url);
     if (domain) record.domain = domain;
   }
   secretFields(password.trim() === '' ? '' : password, record, extra);

@@ -35,6 +35,8 @@ export interface NormalisedRecord {
    * otherwise), else null: a domain monitor's scan reads it beside domain_rev, as its matcher does.
    */
   email_domain_rev: string | null;
+  /** What the record exposes, as a severity (see recordSeverity). */
+  severity: RecordSeverity;
 }
 
 /**
@@ -59,11 +61,26 @@ export const STORED_FIELDS = [
   'fingerprint',
   'search_text',
   'email_domain_rev',
+  'severity',
 ] as const satisfies ReadonlyArray<keyof NormalisedRecord>;
 
 // Every field of a record is stored (the key stands for the fingerprint): this fails to compile when one is added to NormalisedRecord only.
 const everyField: Exclude<keyof NormalisedRecord, (typeof STORED_FIELDS)[number] | 'key'> extends never ? true : never = true;
 void everyField;
+
+/** The severity scale of records, alerts and incidents, lowest first. */
+export const SEVERITIES = ['low', 'medium', 'high', 'critical'] as const;
+export type RecordSeverity = (typeof SEVERITIES)[number];
+
+/**
+ * What a record exposes, lowest first: low, no secret (an e-mail, a username, a phone number...);
+ * medium, a password's hash only; high, a password leaked in plaintext; critical, a stealer-log
+ * credential (a site's URL or an app, with its login and plaintext password).
+ */
+export function recordSeverity(r: Pick<NormalisedRecord, 'password_masked' | 'password_sha1' | 'extra'>): RecordSeverity {
+  if (r.password_masked !== null) return r.extra.url !== undefined || r.extra.app !== undefined ? 'critical' : 'high';
+  return r.password_sha1 !== null || r.extra.password_hash !== undefined ? 'medium' : 'low';
+}
 
 export type RecordResult = { ok: true; record: NormalisedRecord } | { ok: false; errors: FieldError[] };
 
@@ -328,6 +345,7 @@ export function normaliseRecord(input: unknown): RecordResult {
       // The domain of the e-mail address is in its words already, in the same order.
       search_text: words(email, username, email?.endsWith(`@${domain}`) ? null : domain, ip, phone, fullName, ...Object.values(extra)),
       email_domain_rev: emailDomainRev(email, domain),
+      severity: recordSeverity({ password_masked: masked, password_sha1: sha1, extra }),
     },
   };
 }

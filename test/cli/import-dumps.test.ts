@@ -69,7 +69,7 @@ describe('import-leaks on real dumps', () => {
       await t.db
         .selectFrom('leak_records')
         .innerJoin('leak_sources', 'leak_sources.id', 'leak_records.source_id')
-        .select(['email', 'username', 'domain', 'password_sha1', 'password_masked', 'extra'])
+        .select(['email', 'username', 'domain', 'password_sha1', 'password_masked', 'extra', 'severity'])
         .where('leak_sources.name', '=', source)
         .execute()
     ).sort((a, b) => ((a.email ?? a.username ?? '') < (b.email ?? b.username ?? '') ? -1 : 1));
@@ -90,16 +90,17 @@ describe('import-leaks on real dumps', () => {
     expect(said).toContain(`as a combolist (separator "${sep === '\t' ? '\\t' : sep}")`);
     expect(report).toMatchObject({ accepted: 4, duplicates: 0, rejected: [] });
     const stored = await records(`Combo ${name}`);
-    expect(stored.map((r) => [r.email ?? r.username, r.password_masked, r.password_sha1 ? 'sha1' : null, JSON.parse(r.extra)])).toEqual([
-      [`alice@${name}.example`, 'S*********!', 'sha1', {}],
-      [`bob_${name}`, `h${'*'.repeat(`hunter2${sep}x`.length - 2)}x`, 'sha1', {}],
-      [`carol@${name}.example`, null, null, { password_hash: '5f4dcc3b5aa765d61d8327deb882cf99', hash_type: 'md5' }],
-      [`dave@${name}.example`, null, 'sha1', {}],
+    // Plaintext passwords are high, hashes medium.
+    expect(stored.map((r) => [r.email ?? r.username, r.password_masked, r.password_sha1 ? 'sha1' : null, JSON.parse(r.extra), r.severity])).toEqual([
+      [`alice@${name}.example`, 'S*********!', 'sha1', {}, 'high'],
+      [`bob_${name}`, `h${'*'.repeat(`hunter2${sep}x`.length - 2)}x`, 'sha1', {}, 'high'],
+      [`carol@${name}.example`, null, null, { password_hash: '5f4dcc3b5aa765d61d8327deb882cf99', hash_type: 'md5' }, 'medium'],
+      [`dave@${name}.example`, null, 'sha1', {}, 'medium'],
     ]);
     expect(stored.find((r) => r.email?.startsWith('dave'))?.password_sha1).toBe('5BAA61E4C9B93F3F0682250B6CF8331B7EE68FD8');
   });
 
-  it('imports stealer-log lines: the URL host as the domain, an e-mail login keeping its URL, an Android app', async () => {
+  it('imports stealer-log lines: the URL host as the domain (beside an e-mail login too), an Android app', async () => {
     const lines = [
       'https://login.bank.example:8443/auth:jdoe:s3cret',
       'https://portal.example/login:jane@corp.example:pw:with:colons',
@@ -109,10 +110,11 @@ describe('import-leaks on real dumps', () => {
     const { report, said } = await run(file('stealer.txt', `${lines.join('\r\n')}\r\n`), 'Stealer');
     expect(said).toContain('as stealer-log lines (separator ":")');
     expect(report).toMatchObject({ accepted: 3, rejected: [{ index: 4, errors: [{ field: 'line', message: 'not a stealer-log line (url, login, password)' }] }] });
-    expect((await records('Stealer')).map((r) => [r.email ?? r.username, r.domain, JSON.parse(r.extra)])).toEqual([
-      ['+15550100', null, { app: 'com.whatsapp' }],
-      ['jane@corp.example', 'corp.example', { url: 'https://portal.example/login' }],
-      ['jdoe', 'login.bank.example', { url: 'https://login.bank.example:8443/auth' }],
+    // Each a stealer-log credential: critical.
+    expect((await records('Stealer')).map((r) => [r.email ?? r.username, r.domain, JSON.parse(r.extra), r.severity])).toEqual([
+      ['+15550100', null, { app: 'com.whatsapp' }, 'critical'],
+      ['jane@corp.example', 'portal.example', { url: 'https://portal.example/login' }, 'critical'],
+      ['jdoe', 'login.bank.example', { url: 'https://login.bank.example:8443/auth' }, 'critical'],
     ]);
   });
 

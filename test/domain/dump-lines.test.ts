@@ -49,8 +49,11 @@ describe('stealer-log lines', () => {
     expect(parseStealerLine(`https://mail.example/login${sep}jdoe${sep}pw`, sep)).toEqual({ ok: true, record: { username: 'jdoe', domain: 'mail.example', password: 'pw', extra: { url: 'https://mail.example/login' } } });
   });
 
-  it('keeps the URL in extra.url when the login is an e-mail, and an Android app in extra.app', () => {
-    expect(parseStealerLine('https://portal.example/x:jane@corp.example:pw', ':')).toEqual({ ok: true, record: { email: 'jane@corp.example', password: 'pw', extra: { url: 'https://portal.example/x' } } });
+  it('takes the site as the domain beside an e-mail login, and keeps an Android app in extra.app', () => {
+    expect(parseStealerLine('https://portal.example/x:jane@corp.example:pw', ':')).toEqual({
+      ok: true,
+      record: { email: 'jane@corp.example', domain: 'portal.example', password: 'pw', extra: { url: 'https://portal.example/x' } },
+    });
     expect(parseStealerLine('android://Fc0Ia-gG5rpmT_W8x1nRh1nCJ_vpHZTm3uL3xR4ge4ZUs2LV5tIrFaLMmvg89fZE-vwwAC3-XlHu_HUBcFPJ5g==@com.instagram.android/:jdoe:pw', ':')).toEqual({
       ok: true,
       record: { username: 'jdoe', password: 'pw', extra: { app: 'com.instagram.android' } },

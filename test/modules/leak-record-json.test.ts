@@ -49,6 +49,7 @@ describe('leak record JSON', () => {
       password_masked: 'p*********2',
       password_sha1_prefix: sha1('pw-shape-42').slice(0, 5),
       has_password: true,
+      severity: 'high',
       extra: { [`k${odd}`]: odd, n: '7' },
       leaked_at: '2023-05-06T07:08:09.123Z',
       created_at: t.clock.now().toISOString(),
@@ -57,7 +58,7 @@ describe('leak record JSON', () => {
     // In the schema's order, as the serializer wrote it.
     expect(Object.keys(full)).toEqual(Object.keys(LeakRecordSchema.properties));
     const bare = json(await search('?username=json-shape-bare')).results[0];
-    expect(bare).toEqual({ ...Object.fromEntries(Object.keys(expected).map((k) => [k, null])), id: bare.id, source: expected.source, username: 'json-shape-bare', has_password: false, extra: {}, created_at: expected.created_at });
+    expect(bare).toEqual({ ...Object.fromEntries(Object.keys(expected).map((k) => [k, null])), id: bare.id, source: expected.source, username: 'json-shape-bare', has_password: false, severity: 'low', extra: {}, created_at: expected.created_at });
 
     const saved = json(await t.as(analyst, { method: 'POST', url: '/api/v1/leaks/saved-searches/', payload: { name: 'shape', query: { source: src } } }));
     const responses = [

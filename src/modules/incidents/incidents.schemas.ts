@@ -2,8 +2,10 @@ import { type Static, Type } from 'typebox';
 import { IOC_TYPES } from '../../domain/ioc.js';
 import { Nullable, Timestamp, Uuid } from '../../http/schemas.js';
 
-export const SEVERITIES = ['low', 'medium', 'high', 'critical'] as const;
-export type Severity = (typeof SEVERITIES)[number];
+import { type RecordSeverity, SEVERITIES } from '../../domain/leak-record.js';
+
+export { SEVERITIES };
+export type Severity = RecordSeverity;
 export const SEVERITY_RANK: Record<Severity, number> = { low: 1, medium: 2, high: 3, critical: 4 };
 export const STATUSES = ['open', 'investigating', 'contained', 'resolved', 'closed'] as const;
 export type Status = (typeof STATUSES)[number];

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { type TObject, Type } from 'typebox';
 import { Listing, type ListParams } from '../../db/listing.js';
 import { normaliseDomain, normaliseEmail } from '../../domain/ioc.js';
-import { DATA_CLASSES, domainKeyRange, type FullTextTerm, ftsQuery, ipKeyRange, normalisePhone, parseFullText, tsQuery } from '../../domain/leak-record.js';
+import { DATA_CLASSES, domainKeyRange, type FullTextTerm, ftsQuery, ipKeyRange, normalisePhone, parseFullText, SEVERITIES, tsQuery } from '../../domain/leak-record.js';
 import { AppError } from '../../http/errors.js';
 import { badQuery, given, listQuerystring, parseList, toTimestamp } from '../../http/list-query.js';
 import { SOURCE_KINDS } from './leaks.schemas.js';
@@ -103,6 +103,7 @@ export const leakSearch = new Listing({
       parse: (value) => value === true || value === 'true',
       where: (qb, has: boolean) => qb.where('leak_records.password_sha1', has ? 'is not' : 'is', null),
     },
+    severity: { kind: 'enum', column: 'leak_records.severity', values: SEVERITIES, description: 'Only records of these severities (comma list of low, medium, high, critical): what they expose.' },
     leaked_after: {
       kind: 'custom',
       schema: Type.String({ format: 'date-or-date-time', description: 'Only records leaked at or after this date or time.' }) as never,

@@ -22,7 +22,7 @@ export const RECORD_JSON_PG_VALUE = sql<string>`(select row_to_json(o) from (sel
       (select row_to_json(s) from (select leak_records.source_id as id, leak_sources.name) as s) as source,
       leak_records.email, leak_records.username, leak_records.domain, leak_records.ip, leak_records.phone,
       leak_records.full_name, leak_records.password_masked, left(leak_records.password_sha1, 5) as password_sha1_prefix,
-      leak_records.password_sha1 is not null as has_password, leak_records.extra::json as extra,
+      leak_records.password_sha1 is not null as has_password, leak_records.severity, leak_records.extra::json as extra,
       ${pgIso('leak_records.leaked_at')} as leaked_at, ${pgIso('leak_records.created_at')} as created_at) as o)`;
 
 export const RECORD_JSON: Record<Dialect, RawBuilder<string>> = {
@@ -32,7 +32,7 @@ export const RECORD_JSON: Record<Dialect, RawBuilder<string>> = {
     'email', leak_records.email, 'username', leak_records.username, 'domain', leak_records.domain,
     'ip', leak_records.ip, 'phone', leak_records.phone, 'full_name', leak_records.full_name,
     'password_masked', leak_records.password_masked, 'password_sha1_prefix', substr(leak_records.password_sha1, 1, 5),
-    'has_password', json(case when leak_records.password_sha1 is null then 'false' else 'true' end),
+    'has_password', json(case when leak_records.password_sha1 is null then 'false' else 'true' end), 'severity', leak_records.severity,
     'extra', json(leak_records.extra), 'leaked_at', leak_records.leaked_at, 'created_at', leak_records.created_at)`,
 };
 
@@ -49,7 +49,7 @@ void sameColumns;
  * test/modules/leak-records.test.ts holds it to RECORD_COLUMNS.
  */
 export function recordValues(r: NormalisedRecord, id: string, sourceId: string, at: string) {
-  return [id, sourceId, r.email, r.username, r.username_lower, r.domain, r.domain_rev, r.ip, r.ip_key, r.phone, r.full_name, r.password_sha1, r.password_masked, JSON.stringify(r.extra), r.leaked_at, r.key ?? recordKey(sourceId, r.fingerprint), r.search_text, r.email_domain_rev, at];
+  return [id, sourceId, r.email, r.username, r.username_lower, r.domain, r.domain_rev, r.ip, r.ip_key, r.phone, r.full_name, r.password_sha1, r.password_masked, JSON.stringify(r.extra), r.leaked_at, r.key ?? recordKey(sourceId, r.fingerprint), r.search_text, r.email_domain_rev, r.severity, at];
 }
 
 /** A padded range answer (Add-Padding: true) holds this many lines at least and at most, as Have I Been Pwned's does. */

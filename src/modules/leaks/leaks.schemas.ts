@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { DATA_CLASSES } from '../../domain/leak-record.js';
+import { DATA_CLASSES, SEVERITIES } from '../../domain/leak-record.js';
 import { Nullable, Timestamp, Uuid } from '../../http/schemas.js';
 
 const DataClasses = Type.Array(Type.Enum([...DATA_CLASSES], { type: 'string' }), {
@@ -7,6 +7,11 @@ const DataClasses = Type.Array(Type.Enum([...DATA_CLASSES], { type: 'string' }),
   description: `Kinds of data the breach exposed: ${DATA_CLASSES.join(', ')}.`,
 });
 const DateOnly = (description: string) => Type.String({ format: 'date', description });
+
+const RecordSeveritySchema = Type.Enum([...SEVERITIES], {
+  type: 'string',
+  description: 'What it exposes: `low` (no secret: an e-mail, a username, a phone number...), `medium` (a password hash only), `high` (a password in plaintext), `critical` (a stealer-log credential: a site\'s URL or an app, with its login and plaintext password).',
+});
 
 /** What a leak source is. */
 export const SOURCE_KINDS = ['breach', 'combolist', 'stealer_log', 'paste', 'other'] as const;
@@ -81,6 +86,7 @@ export const LeakRecordSchema = Type.Object(
     password_masked: Nullable(Type.String(), 'The password masked (first and last character); null when only its hash leaked.'),
     password_sha1_prefix: Nullable(Type.String(), 'First 5 hex digits of the password SHA-1 (upper case): query /leaks/passwords/range/ with it.'),
     has_password: Type.Boolean({ description: 'Whether a password (or its hash) leaked.' }),
+    severity: RecordSeveritySchema,
     // additionalProperties, not Type.Record: a record's pattern (^.*$) does not match a key holding a
     // line break, and the serializer would drop that leaked field.
     extra: Type.Object({}, { additionalProperties: Type.String(), description: 'Other leaked fields, as strings.' }),

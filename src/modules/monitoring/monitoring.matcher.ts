@@ -9,7 +9,8 @@ export interface ActiveMonitor {
   type: string;
   /** Normalised terms (see domain/monitor-terms.ts). */
   terms: string[];
-  severity: string;
+  /** The severity of its alerts; null: derived from each match (alertSeverity). */
+  severity: string | null;
 }
 
 /** One term of one monitor found in one record. */
@@ -19,6 +20,28 @@ export interface Match {
   term: string;
   /** email, username, domain, ip, phone, full_name or extra.<key>. */
   field: string;
+}
+
+/**
+ * The severity of a match's alert: its monitor's, or when that is null, its record's, except that a
+ * stealer-log credential is critical only when its URL is of the organization's own domain (one of
+ * the monitor's domains, or one of its e-mails' domains) and high otherwise.
+ */
+export function alertSeverity(m: Match): string {
+  if (m.monitor.severity !== null) return m.monitor.severity;
+  if (m.record.severity !== 'critical') return m.record.severity;
+  const host = urlHost(m.record.extra.url);
+  const own = m.monitor.type === 'domain' ? m.monitor.terms : m.monitor.type === 'email' ? m.monitor.terms.map((t) => t.slice(t.lastIndexOf('@') + 1)) : [];
+  return host !== null && own.some((d) => host === d || host.endsWith(`.${d}`)) ? 'critical' : 'high';
+}
+
+function urlHost(url: string | undefined): string | null {
+  if (url === undefined) return null;
+  try {
+    return new URL(url).hostname.toLowerCase().replace(/\.$/, '');
+  } catch {
+    return null;
+  }
 }
 
 interface Entry {

@@ -14,6 +14,7 @@ export interface CandidateRow {
   phone: string | null;
   full_name: string | null;
   extra: string;
+  severity: string;
   created_at: string;
   key: string | null;
 }
@@ -29,7 +30,7 @@ export interface KeyRange {
   below?: string;
 }
 
-const CANDIDATE_COLUMNS = ['id', 'email', 'username', 'username_lower', 'domain', 'ip', 'phone', 'full_name', 'extra', 'created_at'] as const;
+const CANDIDATE_COLUMNS = ['id', 'email', 'username', 'username_lower', 'domain', 'ip', 'phone', 'full_name', 'extra', 'severity', 'created_at'] as const;
 
 /** The queries of monitor scans. */
 export class ScansRepository {

@@ -10,7 +10,11 @@ export { SEVERITIES };
 
 const MonitorType = Type.Enum([...MONITOR_TYPES], { type: 'string', description: 'What the terms are: domain, email, username, keyword or ip.' });
 const Status = Type.Enum([...MONITOR_STATUSES], { type: 'string', description: 'active (matched against every ingested record) or paused.' });
-const Severity = Type.Enum([...SEVERITIES], { type: 'string', description: 'The severity of its alerts: low, medium, high or critical.' });
+const Severity = Type.Enum([...SEVERITIES], { type: 'string', description: 'low, medium, high or critical.' });
+const MonitorSeverity = Nullable(
+  Severity,
+  'The severity of its alerts, or null (the default): each alert then takes the severity of what it found, its record\'s, except that a stealer-log credential is critical only for a URL of the organization\'s own domain (one of the monitor\'s domains, or its e-mails\' domains) and high otherwise.',
+);
 const Terms = Type.Array(Type.String({ minLength: 1, maxLength: 253 }), {
   minItems: 1,
   maxItems: MAX_TERMS,
@@ -26,7 +30,7 @@ export const MonitorSchema = Type.Object(
     type: MonitorType,
     terms: Type.Array(Type.String(), { description: 'The terms, normalised.' }),
     status: Status,
-    severity: Severity,
+    severity: MonitorSeverity,
     alert_count: Type.Integer({ description: 'Alerts it has raised.' }),
     alerts_open: Type.Integer({ description: 'Of those, the ones new or acknowledged.' }),
     last_match_at: Nullable(Timestamp('When its last alert was raised.'), 'When its last alert was raised, or null.'),
@@ -46,7 +50,7 @@ export const MonitorCreateSchema = Type.Object(
     type: MonitorType,
     terms: Terms,
     status: Type.Optional(Status),
-    severity: Type.Optional(Severity),
+    severity: Type.Optional(MonitorSeverity),
     backfill: Type.Optional(
       Type.Boolean({ default: true, description: 'Scan the existing corpus for the terms in the background (default true; only for an active monitor). Follow it at GET /monitoring/<id>/scans/.' }),
     ),
@@ -61,7 +65,7 @@ export const MonitorPatchSchema = Type.Object(
     description: Type.Optional(Type.String({ maxLength: 5000, description: 'Free text.' })),
     terms: Type.Optional(Terms),
     status: Type.Optional(Status),
-    severity: Type.Optional(Severity),
+    severity: Type.Optional(MonitorSeverity),
   },
   { additionalProperties: false },
 );
@@ -74,7 +78,7 @@ export const AlertSchema = Type.Object(
   {
     id: Uuid('Alert id.'),
     monitor: Type.Object({ id: Uuid('Monitor id.'), name: Type.String({ description: 'Monitor name.' }) }, { description: 'The monitor that raised it.' }),
-    severity: Severity,
+    severity: Type.Enum([...SEVERITIES], { type: 'string', description: 'low, medium, high or critical: its monitor\'s severity, or when the monitor has none, derived from what it found (see the monitor\'s severity).' }),
     status: AlertStatus,
     matched_term: Type.String({ description: 'The term found.' }),
     matched_field: Type.String({ description: 'Where: email, username, domain, ip, phone, full_name or extra.<key>.' }),

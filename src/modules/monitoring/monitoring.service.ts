@@ -9,7 +9,7 @@ import type { Principal } from '../identity/index.js';
 import type { InsertedRecord } from '../hooks.js';
 import type { IncidentsService, Severity } from '../incidents/index.js';
 import type { Outbox } from '../events/index.js';
-import { type Match, MonitorIndex } from './monitoring.matcher.js';
+import { alertSeverity, type Match, MonitorIndex } from './monitoring.matcher.js';
 import { type AlertRow, FOLD_KEYS, type MonitoringRepository, type MonitorWithFigures } from './monitoring.repository.js';
 import { MonitorScans, type ScanOptions } from './monitoring.scans.js';
 import { alertListing, monitorListing } from './monitoring.lists.js';
@@ -110,7 +110,7 @@ export class MonitoringService {
         type: body.type,
         terms: JSON.stringify(terms),
         status: body.status ?? 'active',
-        severity: body.severity ?? 'medium',
+        severity: body.severity ?? null,
         created_by: ctx.p.user.id,
         created_at: at,
         updated_at: at,
@@ -203,7 +203,7 @@ export class MonitoringService {
         leak_record_id: m.record.id,
         matched_term: m.term,
         matched_field: m.field,
-        severity: m.monitor.severity,
+        severity: alertSeverity(m),
         status: 'new',
         note: '',
         incident_id: null,
