@@ -93,6 +93,7 @@ async function read(job: ReadJob) {
     batch.add(result, bytes, result.ok ? recordKeyHex(job.sourceId, result.record.fingerprint) : undefined, line);
     return batch.count >= BATCH || batch.inputBytes >= BATCH_BYTES;
   };
+  let last: ReaderMessage;
   try {
     for await (const input of inputMembers(job.file)) {
       member = input.name;
@@ -145,12 +146,13 @@ async function read(job: ReadJob) {
       }
     }
     if (batch.count) await send();
-    port.postMessage({ type: 'done', reasons: [...reasons], windows1252Lines: encoding.windows1252Lines } satisfies ReaderMessage);
+    last = { type: 'done', reasons: [...reasons], windows1252Lines: encoding.windows1252Lines };
   } catch (err) {
     // What was read before the failure goes to the writer first, which stores it (see ingest()).
     if (batch.count) await send();
-    port.postMessage({ type: 'error', message: err instanceof Error ? err.message : String(err), items } satisfies ReaderMessage);
-  } finally {
-    await new Promise((resolve) => (rejects ? rejects.end(resolve) : resolve(undefined)));
+    last = { type: 'error', message: err instanceof Error ? err.message : String(err), items };
   }
+  // The rejects file is whole before the import is told the reading ended: it may be read at once.
+  await new Promise((resolve) => (rejects ? rejects.end(resolve) : resolve(undefined)));
+  port.postMessage(last satisfies ReaderMessage);
 }
