@@ -5,6 +5,7 @@
  *
  *   npm run bench                      # every scenario, 10 s each, 32 connections
  *   npm run bench -- health me-memory  # only these scenarios
+ *   npm run bench -- hibp              # Have I Been Pwned's breachedaccount, and API key against JWT
  *   BENCH_DURATION=5 BENCH_CONNECTIONS=16 npm run bench
  *   BENCH_WORKERS=1 npm run bench      # API processes (THREATMON_WORKERS); default: see workersFor()
  *   BENCH_LEAKS_DB_URL=postgres://... npm run bench -- leaks   # searches only, on a corpus imported before
@@ -24,6 +25,7 @@ import { hostReference } from './host-speed.js';
 import { basicsScenarios } from './scenarios/basics.js';
 import { ceilingScenarios } from './scenarios/ceiling.js';
 import { dumpsScenarios } from './scenarios/dumps.js';
+import { hibpScenarios } from './scenarios/hibp.js';
 import { leaksScenarios } from './scenarios/leaks.js';
 import { monitoringScenarios } from './scenarios/monitoring.js';
 import { tokensScenarios } from './scenarios/tokens.js';
@@ -33,6 +35,7 @@ import { useWrk } from './wrk.js';
 const scenarios: Record<string, () => Promise<Result[]>> = {
   ...leaksScenarios,
   ...dumpsScenarios,
+  ...hibpScenarios,
   ...monitoringScenarios,
   ...tokensScenarios,
   ...webhooksScenarios,

@@ -17,6 +17,7 @@ import { type AuditLog, createAuditModule } from './modules/audit/index.js';
 import { createEventsModule, type Outbox } from './modules/events/index.js';
 import { type AppHookRegistry, createHooks } from './modules/hooks.js';
 import { type AuthService, createIdentityModule, type PasswordPolicy, principalOf, type TokenService, type UsersService } from './modules/identity/index.js';
+import { createHibpModule } from './modules/hibp/index.js';
 import { createIncidentsModule, type IncidentsService } from './modules/incidents/index.js';
 import { createLeaksModule, type LeaksService } from './modules/leaks/index.js';
 import { createMonitoringModule, type MonitoringService, type ScanOptions } from './modules/monitoring/index.js';
@@ -62,6 +63,7 @@ export function createModules(deps: AppDeps, options: { scans?: ScanOptions; bul
   const leaks = createLeaksModule({ database, clock, newId, metrics, audit: audit.log, hooks, bulkLoadWatchMs: options.bulkLoadWatchMs });
   const monitoring = createMonitoringModule({ database, clock, newId, audit: audit.log, hooks, incidents: incidents.service, outbox: events.outbox, scans: options.scans });
   const trackingTokens = createTrackingTokensModule({ database, clock, newId, counters, config, audit: audit.log, hooks, outbox: events.outbox, users: identity.users });
+  const hibp = createHibpModule({ database, clock, config, counters, metrics, keys: identity.keys, leaks: leaks.service, monitoring: monitoring.service });
   const services: Services = {
     audit: audit.log,
     tokens: identity.tokens,
@@ -80,10 +82,13 @@ export function createModules(deps: AppDeps, options: { scans?: ScanOptions; bul
   const jobs: BackgroundJob[] = [...monitoring.jobs, ...webhooks.jobs, ...leaks.jobs];
   // Behind authentication, in this order: each module's routes.
   const secured: BoundPlugin[] = [identity, organizations, audit, incidents, leaks, monitoring, trackingTokens, webhooks].flatMap((m) => m.routes);
-  // Outside /api/v1, without authentication: the tracking-token triggers.
-  const site: readonly BoundPlugin[] = trackingTokens.siteRoutes;
+  // Outside /api/v1: the tracking-token triggers (no authentication), and the Have I Been Pwned
+  // surface at its own paths (its own authentication, by API key, and its own error shapes).
+  const site: readonly BoundPlugin[] = [...trackingTokens.siteRoutes, ...hibp.siteRoutes];
   const lifecycles = [trackingTokens.lifecycle];
-  return { services, jobs, lifecycles, site, publicRoutes: identity.publicRoutes, authenticate: identity.authenticate, secured };
+  // What each event type carries, for the OpenAPI document's webhooks section.
+  const eventSchemas = { ...incidents.events, ...monitoring.events, ...trackingTokens.events };
+  return { services, jobs, lifecycles, site, eventSchemas, bareNotFound: [`${hibp.prefix}/`], publicRoutes: identity.publicRoutes, authenticate: identity.authenticate, secured };
 }
 
 export function createServices(deps: AppDeps): Services {
@@ -162,6 +167,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       stream: options.logStream ?? pino.destination({ dest: 1, sync: false }),
     } as const);
 
+  const bareNotFound: string[] = [];
   const app = Fastify({
     logger,
     genReqId,
@@ -172,7 +178,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     // One access line per request (below) instead of Fastify's two.
     logController: new LogController({ disableRequestLogging: true }),
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 500 },
-    frameworkErrors,
+    // Prefixes known once the modules exist (below), read when a request comes.
+    frameworkErrors: (err, request, reply) => frameworkErrors(err, request, reply, bareNotFound),
     // Requests Node's parser refuses (not HTTP, oversized headers) are answered as problem+json too.
     clientErrorHandler,
     ajv: {
@@ -196,6 +203,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   if (options.migrate !== false) await migrateToLatest(deps.database.db);
   const modules = createModules(deps, { scans: options.scans, bulkLoadWatchMs: options.bulkLoadWatchMs });
   const { services } = modules;
+  bareNotFound.push(...modules.bareNotFound);
   app.decorate('deps', deps);
   app.decorate('services', services);
   app.decorateRequest('principal', null);
@@ -239,8 +247,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       exposedHeaders: ['ETag', 'X-Request-Id', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'RateLimit-Policy', 'Retry-After'],
     });
   }
-  await app.register(conventions);
-  await app.register(docs);
+  await app.register(conventions, { bareNotFound });
+  await app.register(docs, { events: modules.eventSchemas });
   await app.register(serviceRoutes, { deps });
   for (const r of modules.site) await r.register(app);
 

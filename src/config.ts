@@ -39,6 +39,8 @@ export interface Config {
   readonly pgPreparedStatements: boolean;
   /** How long an API process may answer "is this user still active" from memory (0: ask the database every time). */
   readonly principalCacheMs: number;
+  /** The Have I Been Pwned-compatible password range answers without an API key (k-anonymity: it reveals only counts of suffixes). */
+  readonly hibpPublicRange: boolean;
 }
 
 export class ConfigError extends Error {
@@ -217,6 +219,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     workers,
     pgPreparedStatements: readBool(env, 'THREATMON_PG_PREPARED_STATEMENTS', true),
     principalCacheMs: parseMilliseconds('THREATMON_PRINCIPAL_CACHE_MS', env.THREATMON_PRINCIPAL_CACHE_MS || '2000'),
+    hibpPublicRange: readBool(env, 'THREATMON_HIBP_PUBLIC_RANGE', false),
     ...overrides,
   };
   return Object.freeze(config);

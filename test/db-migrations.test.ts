@@ -30,6 +30,7 @@ async function migrateUntil(db: Kysely<any>, first: string) {
 const LATER_COLUMNS = [
   ['email_domain_rev', 'text'],
   ['severity', "text not null default 'low'"],
+  ['password_ntlm', 'text'],
 ] as const;
 
 describe('data migrations', () => {

@@ -3,41 +3,51 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ADMIN_PASSWORD, databaseUrl, load, type Result, ROOT, runChild, startServer, stop } from '../harness.js';
 
+/**
+ * The bench leak corpus (BENCH_LEAK_RECORDS, default 1,000,000, in BENCH_LEAK_SOURCES files and
+ * sources), generated once into bench/data and imported into a new database, or the database of
+ * BENCH_LEAKS_DB_URL that holds it already (then `imported` is null).
+ */
+export async function leakCorpus(): Promise<{ records: number; dataDir: string; dbUrl: string; bulk: boolean; imported: { records: number; files: number; seconds: number; records_per_sec: number; peak_rss_mb: number; load_seconds: number; rebuild_ms: unknown } | null }> {
+  const records = Number(process.env.BENCH_LEAK_RECORDS ?? 1_000_000);
+  // One source per file. BENCH_LEAK_SOURCES=1: the whole corpus in one file and one source, as
+  // when a single large leak is imported (see the README on what that costs).
+  const sources = Number(process.env.BENCH_LEAK_SOURCES ?? 50);
+  if (!Number.isInteger(sources) || sources < 1) throw new Error(`BENCH_LEAK_SOURCES must be a positive integer, not ${process.env.BENCH_LEAK_SOURCES}`);
+  const dataDir = path.join(ROOT, 'bench', 'data', sources === 50 ? `leaks-${records}` : `leaks-${records}-${sources}-sources`);
+  if (!fs.existsSync(dataDir)) await runChild(['bench/generate-leaks.ts', dataDir, String(records), String(sources)], {});
+  // BENCH_LEAKS_DB_URL: a database that already holds the corpus (from an earlier run), to measure
+  // searches again without importing; the import figure is then left out.
+  const reuse = process.env.BENCH_LEAKS_DB_URL;
+  const dbUrl = reuse ?? databaseUrl('leaks');
+  // The importer runs the compiled CLI code (dist/), as `threatmon import-leaks` does.
+  await new Promise((resolve, reject) =>
+    spawn('npm', ['run', 'build'], { cwd: ROOT, stdio: 'ignore' }).on('exit', (code) => (code === 0 ? resolve(null) : reject(new Error(`npm run build exited with ${code}`)))),
+  );
+  // SQLite: one bulk load (import-leaks --bulk) around the 50 files unless BENCH_IMPORT=plain.
+  const bulk = !dbUrl.startsWith('postgres') && process.env.BENCH_IMPORT !== 'plain';
+  const imported = reuse
+    ? null
+    : JSON.parse(
+        // With the heap limit bin/threatmon.js gives import-leaks.
+        await runChild(['bench/import-leaks.mjs', dataDir, ...(bulk ? ['--bulk'] : [])], { THREATMON_DATABASE_URL: dbUrl, THREATMON_LOG_LEVEL: 'warn', THREATMON_ADMIN_PASSWORD: ADMIN_PASSWORD }, [
+          '--max-old-space-size=128',
+          '--max-semi-space-size=8',
+        ]),
+      );
+  if (imported) {
+    console.log(
+      `import-leaks${bulk ? ' --bulk' : ''}: ${imported.records} records from ${imported.files} files in ${imported.seconds} s = ${imported.records_per_sec} records/s, peak RSS ${imported.peak_rss_mb} MB` +
+        (bulk ? ` (loading ${imported.load_seconds} s, then indexes ${Number((imported.seconds - imported.load_seconds).toFixed(1))} s)` : ''),
+    );
+    if (bulk) console.log(`  index rebuild (ms): ${JSON.stringify(imported.rebuild_ms)}`);
+  }
+  return { records, dataDir, dbUrl, bulk, imported };
+}
+
 export const leaksScenarios: Record<string, () => Promise<Result[]>> = {
   async leaks() {
-    const records = Number(process.env.BENCH_LEAK_RECORDS ?? 1_000_000);
-    // One source per file. BENCH_LEAK_SOURCES=1: the whole corpus in one file and one source, as
-    // when a single large leak is imported (see the README on what that costs).
-    const sources = Number(process.env.BENCH_LEAK_SOURCES ?? 50);
-    if (!Number.isInteger(sources) || sources < 1) throw new Error(`BENCH_LEAK_SOURCES must be a positive integer, not ${process.env.BENCH_LEAK_SOURCES}`);
-    const dataDir = path.join(ROOT, 'bench', 'data', sources === 50 ? `leaks-${records}` : `leaks-${records}-${sources}-sources`);
-    if (!fs.existsSync(dataDir)) await runChild(['bench/generate-leaks.ts', dataDir, String(records), String(sources)], {});
-    // BENCH_LEAKS_DB_URL: a database that already holds the corpus (from an earlier run), to measure
-    // searches again without importing; the import figure is then left out.
-    const reuse = process.env.BENCH_LEAKS_DB_URL;
-    const dbUrl = reuse ?? databaseUrl('leaks');
-    // The importer runs the compiled CLI code (dist/), as `threatmon import-leaks` does.
-    await new Promise((resolve, reject) =>
-      spawn('npm', ['run', 'build'], { cwd: ROOT, stdio: 'ignore' }).on('exit', (code) => (code === 0 ? resolve(null) : reject(new Error(`npm run build exited with ${code}`)))),
-    );
-    // SQLite: one bulk load (import-leaks --bulk) around the 50 files unless BENCH_IMPORT=plain.
-    const bulk = !dbUrl.startsWith('postgres') && process.env.BENCH_IMPORT !== 'plain';
-    const imported = reuse
-      ? null
-      : JSON.parse(
-          // With the heap limit bin/threatmon.js gives import-leaks.
-          await runChild(['bench/import-leaks.mjs', dataDir, ...(bulk ? ['--bulk'] : [])], { THREATMON_DATABASE_URL: dbUrl, THREATMON_LOG_LEVEL: 'warn', THREATMON_ADMIN_PASSWORD: ADMIN_PASSWORD }, [
-            '--max-old-space-size=128',
-            '--max-semi-space-size=8',
-          ]),
-        );
-    if (imported) {
-      console.log(
-        `import-leaks${bulk ? ' --bulk' : ''}: ${imported.records} records from ${imported.files} files in ${imported.seconds} s = ${imported.records_per_sec} records/s, peak RSS ${imported.peak_rss_mb} MB` +
-          (bulk ? ` (loading ${imported.load_seconds} s, then indexes ${Number((imported.seconds - imported.load_seconds).toFixed(1))} s)` : ''),
-      );
-      if (bulk) console.log(`  index rebuild (ms): ${JSON.stringify(imported.rebuild_ms)}`);
-    }
+    const { records, dataDir, dbUrl, bulk, imported } = await leakCorpus();
     const s = await startServer('leaks', {}, dbUrl);
     try {
       const auth = { authorization: `Bearer ${s.token}` };

@@ -86,6 +86,21 @@ export function buildCli(): Command {
     });
 
   program
+    .command('openapi')
+    .description('Print the OpenAPI 3.1 document that /api/schema/ serves (for client generators and linters), without a database or a server.')
+    .option('--output <file>', 'write it to this file instead of standard output')
+    .action(async (opts: { output?: string }) => {
+      const { openApiDocument } = await import('./openapi-document.js');
+      const text = `${JSON.stringify(await openApiDocument(), null, 2)}\n`;
+      if (opts.output) {
+        const fs = await import('node:fs');
+        const path = await import('node:path');
+        fs.mkdirSync(path.dirname(opts.output), { recursive: true });
+        fs.writeFileSync(opts.output, text);
+      } else process.stdout.write(text);
+    });
+
+  program
     .command('create-org')
     .description('Create an organization (without users; add them with create-user).')
     .argument('<name>', 'organization name (unique)')

@@ -113,6 +113,7 @@ function recordAt(v: unknown[], o: number, key: Buffer): NormalisedRecord {
     search_text: v[o + 14] as string,
     email_domain_rev: v[o + 15] as string | null,
     severity: v[o + 16] as RecordSeverity,
+    password_ntlm: v[o + 17] as string | null,
     key,
   };
 }

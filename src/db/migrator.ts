@@ -22,6 +22,8 @@ import * as m0020 from './migrations/0020_monitor_alert_record_json.js';
 import * as m0021 from './migrations/0021_leak_email_domains.js';
 import * as m0022 from './migrations/0022_leak_source_kinds.js';
 import * as m0023 from './migrations/0023_severity_by_exposure.js';
+import * as m0024 from './migrations/0024_api_keys.js';
+import * as m0025 from './migrations/0025_hibp_breach_domains_ntlm.js';
 
 /** Listed in code, not read from a folder, so they run the same from src/ (tsx) and dist/. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -48,6 +50,8 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0021_leak_email_domains': m0021,
   '0022_leak_source_kinds': m0022,
   '0023_severity_by_exposure': m0023,
+  '0024_api_keys': m0024,
+  '0025_hibp_breach_domains_ntlm': m0025,
 };
 
 /** PostgreSQL: the connection's current schema (the one its search_path puts first). */

@@ -77,6 +77,24 @@ export interface DB {
   webhooks: WebhooksTable;
   webhook_messages: WebhookMessagesTable;
   webhook_attempts: WebhookAttemptsTable;
+  api_keys: ApiKeysTable;
+  api_key_ips: { api_key_id: string; ip: string; first_seen_at: string };
+}
+
+/** API keys (migration 0024): the key itself is never stored, only its SHA-256. */
+export interface ApiKeysTable {
+  id: string;
+  organization_id: string;
+  user_id: string;
+  name: string;
+  role: string;
+  prefix: string;
+  key_hash: string;
+  version: Generated<number>;
+  created_at: string;
+  updated_at: string;
+  expires_at: string | null;
+  last_used_at: string | null;
 }
 
 export interface IncidentsTable {
@@ -149,6 +167,8 @@ export interface LeakSourcesTable {
   id: string;
   name: string;
   description: string;
+  /** The breached site's domain (migration 0025). */
+  domain: string | null;
   breach_date: string | null;
   discovered_at: string | null;
   /** JSON array of data classes. */
@@ -189,6 +209,8 @@ export interface LeakRecordsTable {
   email_domain_rev: string | null;
   /** What the record exposes: low, medium, high or critical (migration 0023, domain/leak-record.ts recordSeverity). */
   severity: string;
+  /** NTLM (MD4 of UTF-16LE) of the plaintext password, upper-case hex (migration 0025). */
+  password_ntlm: string | null;
   created_at: string;
 }
 

@@ -2,6 +2,7 @@ import { hash } from 'node:crypto';
 import ipaddr from 'ipaddr.js';
 import type { FieldError } from './field-error.js';
 import { NUL_MESSAGE, normaliseCidr, normaliseDomain, normaliseEmail, normaliseIp, remembered } from './ioc.js';
+import { ntlmHex } from './ntlm.js';
 
 /** Leak records: validation, normalisation, fingerprints and search keys. Pure. */
 
@@ -37,6 +38,8 @@ export interface NormalisedRecord {
   email_domain_rev: string | null;
   /** What the record exposes, as a severity (see recordSeverity). */
   severity: RecordSeverity;
+  /** NTLM hash of a plaintext password (upper-case hex), for the NTLM range; null without one. */
+  password_ntlm: string | null;
 }
 
 /**
@@ -62,6 +65,7 @@ export const STORED_FIELDS = [
   'search_text',
   'email_domain_rev',
   'severity',
+  'password_ntlm',
 ] as const satisfies ReadonlyArray<keyof NormalisedRecord>;
 
 // Every field of a record is stored (the key stands for the fingerprint): this fails to compile when one is added to NormalisedRecord only.
@@ -271,6 +275,7 @@ export function normaliseRecord(input: unknown): RecordResult {
 
   let sha1: string | null = null;
   let masked: string | null = null;
+  let ntlm: string | null = null;
   const password = rec.password;
   if (password !== undefined && password !== null && password !== '') {
     if (typeof password !== 'string') errors.push({ field: 'password', message: 'must be a string' });
@@ -279,6 +284,7 @@ export function normaliseRecord(input: unknown): RecordResult {
     else {
       sha1 = sha1Hex(password);
       masked = maskPassword(password);
+      ntlm = ntlmHex(password);
     }
   }
   const givenSha1 = rec.password_sha1;
@@ -346,6 +352,7 @@ export function normaliseRecord(input: unknown): RecordResult {
       search_text: words(email, username, email?.endsWith(`@${domain}`) ? null : domain, ip, phone, fullName, ...Object.values(extra)),
       email_domain_rev: emailDomainRev(email, domain),
       severity: recordSeverity({ password_masked: masked, password_sha1: sha1, extra }),
+      password_ntlm: ntlm,
     },
   };
 }

@@ -139,9 +139,10 @@ function toProblem(err: FastifyError | AppError | Error, request: FastifyRequest
  * Fastify's errors from before routing: a path that is not valid percent-encoding (FST_ERR_BAD_URL)
  * or whose parameter is longer than the router takes (FST_ERR_MAX_PARAM_LENGTH, 500 characters,
  * far past any id). Neither path can name a resource: 404 problem+json, as for any unknown path,
- * instead of Fastify's own JSON (400 and 414).
+ * instead of Fastify's own JSON (400 and 414); under a `bareNotFound` prefix, a bare 404 (see conventions).
  */
-export function frameworkErrors(_err: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+export function frameworkErrors(_err: FastifyError, request: FastifyRequest, reply: FastifyReply, bareNotFound: readonly string[] = []) {
+  if (bareNotFound.some((prefix) => request.url.startsWith(prefix))) return reply.header('x-request-id', request.id).code(404).send();
   return sendProblem(reply.header('x-request-id', request.id), problem(404, 'not_found', 'Not found.', String(request.id)));
 }
 
@@ -211,7 +212,7 @@ export function nulField(value: unknown): string | null {
  * error (Fastify's own included), 308 to the slashed path, 405 with Allow, and read-only body fields ignored.
  */
 export const conventions = fp(
-  async (app: FastifyInstance) => {
+  async (app: FastifyInstance, options: { bareNotFound?: readonly string[] }) => {
     // A second router that mirrors Fastify's, to tell "no such path" from "wrong method" and
     // "missing trailing slash" from the not-found handler.
     const mirror = FindMyWay({ ignoreTrailingSlash: false });
@@ -301,6 +302,9 @@ export const conventions = fp(
 
     app.setNotFoundHandler((request, reply) => {
       const [path, query] = splitUrl(request.url);
+      // Surfaces that speak another API's protocol (Have I Been Pwned's): its bare 404, whatever the
+      // router could not match there (a path parameter over maxParamLength included).
+      if (options.bareNotFound?.some((prefix) => path.startsWith(prefix))) return reply.code(404).send();
       const allowed = allowedMethods(mirror, path);
       // A path a route takes as it is (a wildcard: the docs' static files) is not redirected.
       if (!path.endsWith('/') && allowed.length === 0 && allowedMethods(mirror, `${path}/`).length > 0) {

@@ -5,7 +5,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import { Type } from 'typebox';
+import { type TSchema, Type } from 'typebox';
 import { ProblemSchema } from './errors.js';
 import { documentObject, documentRoute } from './openapi.js';
 
@@ -43,19 +43,57 @@ the requests actually left by what the other processes have reserved and not use
 `.trim();
 
 /** OpenAPI 3.1 at /api/schema/, Swagger UI at /api/docs/, ReDoc at /api/redoc/: all served locally. */
+/**
+ * The OpenAPI 3.1 `webhooks` section: one entry per event type, its delivery's body (the envelope
+ * around `data`, as the webhooks module sends it), so that a generator can type a receiver.
+ */
+function webhooksOf(events: Readonly<Record<string, TSchema>>) {
+  const entries = Object.entries({ ...events, ping: Type.Object({ webhook: Type.String({ format: 'uuid', description: 'The webhook pinged.' }) }, { description: 'POST /webhooks/<id>/test/.' }) });
+  return Object.fromEntries(
+    entries.map(([type, data]) => [
+      type,
+      {
+        post: {
+          operationId: `webhook_${type.replace(/\W/g, '_')}`,
+          tags: ['webhooks'],
+          security: [],
+          summary: `The ${type} event`,
+          description:
+            'POSTed to each active webhook subscribed to it (ping: to the one tested), signed as Standard Webhooks sign: headers `webhook-id` (the event id), `webhook-timestamp` and `webhook-signature` (`v1,<base64 HMAC-SHA256>` of `<id>.<timestamp>.<body>` under the webhook\'s secret).',
+          requestBody: {
+            required: true,
+            content: {
+              'application/json': {
+                schema: Type.Object(
+                  { id: Type.String({ format: 'uuid', description: 'The event id (also `webhook-id`).' }), type: Type.Literal(type), timestamp: Type.String({ format: 'date-time' }), data },
+                  { title: `${type} event` },
+                ),
+              },
+            },
+          },
+          responses: { '200': { description: 'Received: any 2xx ends the delivery; another answer, or none within 10 s, is retried on the backoff schedule.' } },
+        },
+      },
+    ]),
+  );
+}
+
 export const docs = fp(
-  async (app: FastifyInstance) => {
+  async (app: FastifyInstance, options: { events?: Readonly<Record<string, TSchema>> }) => {
     app.addSchema(ProblemSchema);
     await app.register(swagger, {
       openapi: {
         openapi: '3.1.0',
-        info: { title: 'threatmon API', version: '1.0.0', description: API_DESCRIPTION },
+        info: { title: 'threatmon API', version: '1.0.0', description: API_DESCRIPTION, license: { name: 'UNLICENSED (proprietary, as package.json says)' }, contact: { name: 'threatmon maintainers' } },
         servers: [{ url: '/', description: 'This server' }],
         components: {
           securitySchemes: {
-            bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'An access token from POST /api/v1/auth/token/.' },
+            bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'An access token from POST /api/v1/auth/token/, or an API key (`Bearer tm_...`).' },
+            apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'An API key from POST /api/v1/auth/api-keys/ (`tm_...`).' },
+            hibpApiKey: { type: 'apiKey', in: 'header', name: 'hibp-api-key', description: 'An API key (`tm_...`), as Have I Been Pwned\'s clients send theirs.' },
           },
         },
+        webhooks: webhooksOf(options.events ?? {}),
         tags: [
           { name: 'auth', description: 'Tokens and the current user' },
           { name: 'organizations', description: 'Your organization, its users and usage' },
@@ -63,6 +101,9 @@ export const docs = fp(
           { name: 'leaks', description: 'The leak corpus: search, sources, ingestion, saved searches, statistics, pwned-passwords range' },
           { name: 'incidents', description: 'Incidents, their IOCs, timeline, comments and exports' },
           { name: 'monitoring', description: 'Monitors: what your organization watches the leak corpus for' },
+          { name: 'tracking-tokens', description: 'Canaries: tokens planted where only a leak would reach, each exposure recorded' },
+          { name: 'webhooks', description: 'Webhooks: events pushed to your endpoints, signed (Standard Webhooks)' },
+          { name: 'hibp', description: 'Have I Been Pwned v3 API over this corpus, at its own paths (/hibp/api/v3, /hibp/pwnedpasswords) for its clients' },
           { name: 'service', description: 'Health and metrics' },
         ],
       },

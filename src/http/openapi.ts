@@ -46,8 +46,20 @@ type Responses = Record<string, TSchema & { headers?: Record<string, unknown> }>
  * @fastify/swagger's per-route transform: the route's responses completed with what the
  * conventions add. The route's own schema objects are copied, never changed: they also serialise.
  */
-export function documentRoute({ schema = {}, url, route }: { schema: Record<string, unknown> | undefined; url: string; route: RouteOptions }) {
-  if (schema.hide) return { schema, url };
+export function documentRoute({ schema: given = {}, url: routeUrl, route }: { schema: Record<string, unknown> | undefined; url: string; route: RouteOptions }) {
+  if (given.hide) return { schema: given, url: routeUrl };
+  // A route outside authentication says so (security: []), rather than leaving it to the reader.
+  let schema: Record<string, unknown> = { ...given, security: given.security ?? [] };
+  let url = routeUrl;
+  // A wildcard (`/t/:key/*`) is documented as a parameter with a name: `{path}`, not `{*}`.
+  if (url.endsWith('*')) {
+    url = `${url.slice(0, -1)}:path`;
+    const params = schema.params as { properties?: Record<string, TSchema> } | undefined;
+    if (params?.properties?.['*']) {
+      const { '*': rest, ...others } = params.properties;
+      schema = { ...schema, params: Type.Object({ ...others, path: { ...rest, description: 'Any path below the key.' } as TSchema }) };
+    }
+  }
   const methods = Array.isArray(route.method) ? route.method : [route.method];
   const api = url.startsWith('/api/v1/');
   const authenticated = Array.isArray(schema.security) && schema.security.length > 0;
@@ -81,6 +93,7 @@ type OpenApi = { paths: Record<string, Record<string, Operation>> } & Record<str
 
 const html = (summary: string, description: string): Operation => ({
   tags: ['service'],
+  security: [],
   summary,
   description,
   responses: {
@@ -88,6 +101,45 @@ const html = (summary: string, description: string): Operation => ({
     500: { description: PROBLEM_TEXT[500] as string, content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } } },
   },
 });
+
+/** Path prefixes an operationId leaves out, or says in a word. */
+const ID_PREFIXES: ReadonlyArray<[string, string]> = [
+  ['/api/v1/', ''],
+  ['/hibp/api/v3/', 'hibp_'],
+  ['/hibp/', 'hibp_'],
+];
+const ID_VERBS: Record<string, string> = { post: 'create', put: 'update', patch: 'partial_update', delete: 'destroy', head: 'head' };
+
+/** Whether a GET answers a list: a page envelope (`results`) or an array. */
+function answersList(op: Operation): boolean {
+  const schema = Object.values(op.responses?.['200']?.content ?? {})[0]?.schema as { type?: string; properties?: Record<string, unknown> } | undefined;
+  return schema?.type === 'array' || Boolean(schema?.properties?.results);
+}
+
+/**
+ * Gives every operation an operationId as Django REST Framework's generators name them: the path's
+ * words (parameters left out) and the action, `incidents_list`, `incidents_create`,
+ * `incidents_retrieve`, `incidents_partial_update`, `incidents_destroy`, `monitoring_alerts_escalate_create`.
+ * Stable as long as the path and method are; where two would meet, the later takes its parameters' names.
+ */
+function nameOperations(paths: Record<string, Record<string, Operation>>): void {
+  const taken = new Set<string>();
+  for (const [path, operations] of Object.entries(paths)) {
+    const [prefix, word] = ID_PREFIXES.find(([p]) => path.startsWith(p)) ?? ['/', ''];
+    const segments = path.slice(prefix.length).split('/').filter(Boolean);
+    const words = segments.filter((s) => !s.startsWith('{')).map((s) => s.replace(/[^A-Za-z0-9]+/g, '_'));
+    const params = segments.filter((s) => s.startsWith('{')).map((s) => s.replace(/[^A-Za-z0-9]+/g, ''));
+    const item = segments.at(-1)?.startsWith('{') ?? false;
+    for (const [method, op] of Object.entries(operations)) {
+      if (typeof op !== 'object' || op === null || op.operationId) continue;
+      const verb = method === 'get' ? (!item && answersList(op) ? 'list' : 'retrieve') : (ID_VERBS[method] ?? method);
+      let id = `${word}${[...words, verb].join('_')}`;
+      if (taken.has(id)) id = `${id}_by_${params.join('_') || 'path'}`;
+      taken.add(id);
+      op.operationId = id;
+    }
+  }
+}
 
 /**
  * @fastify/swagger's whole-document transform: every problem is application/problem+json (whatever
@@ -113,6 +165,7 @@ export function documentObject({ openapiObject }: { openapiObject: Partial<OpenA
   paths['/metrics'] ??= {
     get: {
       tags: ['service'],
+      security: [],
       summary: 'Prometheus metrics',
       description: 'Prometheus text exposition: requests, latencies, rate-limit rejections, ingest counters. Served only when THREATMON_METRICS=true (this server: off, so it answers 404).',
       responses: {
@@ -122,5 +175,11 @@ export function documentObject({ openapiObject }: { openapiObject: Partial<OpenA
       },
     },
   };
+  // HEAD is served beside every GET; the tracking-token triggers record it, so there it is an operation.
+  for (const path of ['/t/{key}/', '/t/{key}/{path}']) {
+    const get = paths[path]?.get;
+    if (get) (paths[path] as Record<string, Operation>).head = { ...get, summary: `${String(get.summary)} (HEAD: the same, without the body)` };
+  }
+  nameOperations(paths);
   return openapiObject;
 }

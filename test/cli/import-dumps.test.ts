@@ -69,7 +69,7 @@ describe('import-leaks on real dumps', () => {
       await t.db
         .selectFrom('leak_records')
         .innerJoin('leak_sources', 'leak_sources.id', 'leak_records.source_id')
-        .select(['email', 'username', 'domain', 'password_sha1', 'password_masked', 'extra', 'severity'])
+        .select(['email', 'username', 'leak_records.domain', 'password_sha1', 'password_masked', 'extra', 'severity'])
         .where('leak_sources.name', '=', source)
         .execute()
     ).sort((a, b) => ((a.email ?? a.username ?? '') < (b.email ?? b.username ?? '') ? -1 : 1));

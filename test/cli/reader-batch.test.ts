@@ -32,7 +32,7 @@ describe('reader thread batches (columns)', () => {
     // Every field, with a distinct value in the first record: a field read from the wrong column fails here.
     const first = results[0];
     if (!first?.ok) throw new Error('expected a valid record');
-    expect(Object.values(first.record).filter((v) => v !== null).length).toBe(17);
+    expect(Object.values(first.record).filter((v) => v !== null).length).toBe(18);
     // Each record's key is its own 16 bytes of the batch's buffer.
     const keys = items.flatMap((i) => (i.result.ok ? [Buffer.from(i.result.record.key as Uint8Array).toString('hex')] : []));
     expect(keys).toEqual(results.flatMap((r) => (r.ok ? [Buffer.from(r.record.key as Uint8Array).toString('hex')] : [])));

@@ -1,5 +1,6 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EVENT_TYPES } from '../../src/modules/events/index.js';
 import { buildTestApp, json, type TestApp } from '../helpers/build-app.js';
 
 describe('OpenAPI and documentation pages', () => {
@@ -21,9 +22,38 @@ describe('OpenAPI and documentation pages', () => {
     expect(spec.info).toMatchObject({ title: 'threatmon API', version: '1.0.0' });
   });
 
+  it('names and describes every operation (operationIds as Django REST Framework names them, once), and declares its tags, its public operations and its wildcard', () => {
+    const ops = Object.entries(spec.paths as Record<string, Record<string, any>>).flatMap(([path, item]) => Object.entries(item).map(([method, op]) => ({ path, method, op })));
+    const ids = ops.map((o) => o.op.operationId);
+    expect(ids.every((id) => typeof id === 'string' && /^[a-z0-9]+(_[a-z0-9]+)*$/.test(id))).toBe(true);
+    expect(new Set(ids).size).toBe(ids.length);
+    const idOf = (method: string, path: string) => spec.paths[path][method].operationId;
+    expect(idOf('get', '/api/v1/incidents/')).toBe('incidents_list');
+    expect(idOf('post', '/api/v1/incidents/')).toBe('incidents_create');
+    expect(idOf('get', '/api/v1/incidents/{id}/')).toBe('incidents_retrieve');
+    expect(idOf('patch', '/api/v1/incidents/{id}/')).toBe('incidents_partial_update');
+    expect(idOf('delete', '/api/v1/incidents/{id}/')).toBe('incidents_destroy');
+    expect(idOf('post', '/api/v1/monitoring/alerts/{id}/escalate/')).toBe('monitoring_alerts_escalate_create');
+    expect(idOf('get', '/hibp/api/v3/breachedaccount/{account}')).toBe('hibp_breachedaccount_retrieve');
+    const declared = new Set((spec.tags as Array<{ name: string }>).map((tag) => tag.name));
+    for (const { path, method, op } of ops) {
+      for (const tag of op.tags ?? []) expect(declared.has(tag), `${method} ${path} tag ${tag}`).toBe(true);
+      expect(Array.isArray(op.security), `${method} ${path} declares its security`).toBe(true);
+      expect(op.description, `${method} ${path} has a description`).toBeTruthy();
+      expect(path).not.toContain('{*}');
+    }
+    for (const path of ['/health/', '/api/schema/', '/api/docs/', '/metrics', '/t/{key}/', '/t/{key}/{path}']) expect(spec.paths[path].get.security, path).toEqual([]);
+    expect(spec.paths['/t/{key}/'].head.operationId).toBe('t_head');
+    expect(Object.keys(spec.webhooks).sort()).toEqual([...EVENT_TYPES, 'ping'].sort());
+    expect(spec.info.license.name).toContain('UNLICENSED');
+    expect(spec.info.contact.name).toBeTruthy();
+  });
+
   it('names the bearer scheme and requires it on authenticated routes only', () => {
     expect(spec.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
-    expect(spec.paths['/api/v1/auth/me/'].get.security).toEqual([{ bearerAuth: [] }]);
+    expect(spec.paths['/api/v1/auth/me/'].get.security).toEqual([{ bearerAuth: [] }, { apiKey: [] }]);
+    expect(spec.components.securitySchemes.apiKey).toMatchObject({ type: 'apiKey', in: 'header', name: 'X-API-Key' });
+    expect(spec.paths['/hibp/api/v3/breachedaccount/{account}'].get.security).toEqual([{ hibpApiKey: [] }]);
     expect(spec.paths['/api/v1/auth/token/'].post.security).toEqual([]);
   });
 
@@ -40,7 +70,10 @@ describe('OpenAPI and documentation pages', () => {
       for (const [method, op] of Object.entries(ops)) {
         for (const [status, response] of Object.entries(op.responses as Record<string, any>)) {
           if (Number(status) < 400 || (path === '/health/' && status === '503')) continue;
-          expect(Object.keys(response.content ?? {}), `${method} ${path} ${status}`).toEqual(['application/problem+json']);
+          // The Have I Been Pwned surface answers as Have I Been Pwned does: JSON {statusCode, message}, or no body.
+          const range = path.startsWith('/hibp/pwnedpasswords/') && status === '400';
+          const expected = !path.startsWith('/hibp/') ? ['application/problem+json'] : range ? ['text/plain'] : ['400', '404'].includes(status) ? [] : ['application/json'];
+          expect(Object.keys(response.content ?? {}), `${method} ${path} ${status}`).toEqual(expected);
         }
         expect(op.responses, `${method} ${path}`).toHaveProperty('500');
         if (path.startsWith('/api/v1/')) expect(op.responses, `${method} ${path}`).toHaveProperty('503');

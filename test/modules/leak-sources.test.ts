@@ -45,4 +45,16 @@ describe('leak source kinds and flags', () => {
     expect(await names('is_fabricated=false')).toEqual(['Plain breach']);
     expect((await t.as(analyst, { method: 'GET', url: '/api/v1/leaks/sources/?kind=rumour' })).statusCode).toBe(400);
   });
+
+  it('keeps the breached site\'s domain, normalised, and refuses one that is none', async () => {
+    const res = await create({ name: 'Site breach', domain: 'Shop.Example.' });
+    expect(json(res)).toMatchObject({ domain: 'shop.example' });
+    expect(json(await create({ name: 'No site' })).domain).toBeNull();
+    const bad = await create({ name: 'Bad site', domain: 'not a domain' });
+    expect(bad.statusCode).toBe(400);
+    expect(json(bad).errors).toEqual([expect.objectContaining({ field: 'domain' })]);
+    const patched = await t.as(staff, { method: 'PATCH', url: `/api/v1/leaks/sources/${json(res).id}/`, payload: { domain: 'shop2.example' } });
+    expect(json(patched).domain).toBe('shop2.example');
+    expect(json(await t.as(staff, { method: 'PATCH', url: `/api/v1/leaks/sources/${json(res).id}/`, payload: { domain: null } })).domain).toBeNull();
+  });
 });

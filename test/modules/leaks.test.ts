@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ntlmHex } from '../../src/domain/ntlm.js';
 import type { User } from '../../src/modules/identity/index.js';
 import { buildTestApp, json, PASSWORD, type TestApp, type TestOrg } from '../helpers/build-app.js';
 
@@ -333,7 +334,7 @@ describe('leak corpus', () => {
       expect((await t.inject({ method: 'GET', url: `/api/v1/leaks/passwords/range/${hash.slice(0, 5)}/` })).statusCode).toBe(401);
     });
 
-    it('pads the answer on Add-Padding: true, as Have I Been Pwned does, and refuses NTLM ranges', async () => {
+    it('pads the answer on Add-Padding: true, as Have I Been Pwned does, and answers NTLM ranges', async () => {
       const hash = sha1('hunter2hunter2');
       const url = `/api/v1/leaks/passwords/range/${hash.slice(0, 5)}/`;
       const plain = (await t.as(viewer, { method: 'GET', url })).body.split('\r\n');
@@ -359,11 +360,15 @@ describe('leak corpus', () => {
       expect(sizes.size).toBeGreaterThan(1);
       expect((await t.as(viewer, { method: 'GET', url, headers: { 'add-padding': 'false' } })).body.split('\r\n')).toEqual(plain);
       expect((await t.as(viewer, { method: 'GET', url: `${url}?mode=sha1` })).body.split('\r\n')).toEqual(plain);
-      const ntlm = await t.as(viewer, { method: 'GET', url: `${url}?mode=ntlm` });
-      expect(ntlm.statusCode).toBe(400);
-      expect(ntlm.headers['content-type']).toContain('application/problem+json');
-      expect(json(ntlm).errors).toEqual([{ field: 'mode', message: 'NTLM hashes are not kept: this corpus holds the SHA-1 hashes of passwords only' }]);
-      expect(json(await t.as(viewer, { method: 'GET', url: `${url}?mode=md5` })).errors).toEqual([{ field: 'mode', message: 'must be sha1' }]);
+      // NTLM ranges: the NTLM hash (MD4 of UTF-16LE) of each plaintext password ingested, 27-digit suffixes.
+      expect(ntlmHex('password')).toBe('8846F7EAEE8FB117AD06BDD830B7586C');
+      const nt = ntlmHex('hunter2hunter2');
+      const ntlm = await t.as(viewer, { method: 'GET', url: `/api/v1/leaks/passwords/range/${nt.slice(0, 5)}/?mode=ntlm`, headers: { 'add-padding': 'true' } });
+      expect(ntlm.statusCode).toBe(200);
+      const ntLines = ntlm.body.split('\r\n');
+      expect(ntLines).toContain(`${nt.slice(5)}:1`);
+      for (const l of ntLines) expect(l).toMatch(/^[0-9A-F]{27}:\d+$/);
+      expect(json(await t.as(viewer, { method: 'GET', url: `${url}?mode=md5` })).errors).toEqual([{ field: 'mode', message: 'must be sha1 or ntlm' }]);
     });
 
     it('refuses a new password that appears in the corpus', async () => {

@@ -1,3 +1,5 @@
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { WebhooksRepository } from '../../src/modules/webhooks/webhooks.repository.js';
@@ -92,6 +94,16 @@ describe('webhooks (API.md section 7)', () => {
     const events = got.map((r) => verify(hook.secret, r));
     expect(events.map((e) => e.type).sort()).toEqual(['alert.created', 'incident.created', 'incident.updated', 'ioc.created', 'ioc.created', 'monitor.scan_completed', 'tracking_token.exposed'].sort());
     for (const [i, e] of events.entries()) expect(got[i]?.headers['webhook-id']).toBe(e.id);
+    // Each body is what the OpenAPI document's webhooks section says it is.
+    const doc = json(await t.inject({ method: 'GET', url: '/api/schema/' }));
+    const ajv = new Ajv2020({ strict: false, validateFormats: true });
+    addFormats.default(ajv);
+    ajv.addSchema(doc, 'openapi');
+    for (const e of events) {
+      const validate = ajv.getSchema(`openapi#/webhooks/${e.type.replace('/', '~1')}/post/requestBody/content/application~1json/schema`);
+      expect(validate, e.type).toBeDefined();
+      expect(validate?.(e) ? [] : validate?.errors, e.type).toEqual([]);
+    }
     expect(events.find((e) => e.type === 'incident.created')?.data).toMatchObject({ id: incident.id, title: 'Hooked', severity: 'high' });
     expect(events.find((e) => e.type === 'incident.updated')?.data).toMatchObject({ id: incident.id, severity: 'critical' });
     expect(events.filter((e) => e.type === 'ioc.created').map((e) => e.data.value).sort()).toEqual(['203.0.113.9', 'evil.example']);

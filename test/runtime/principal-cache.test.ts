@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PgListener } from '../../src/db/pg-listener.js';
@@ -194,6 +194,30 @@ describe.skipIf(!TEST_PG_URL)('remembered principals across nodes (PostgreSQL NO
     expect(b.app.deps.principals.get(user.id)).toBeDefined();
     expect((await a.as(org.owner, { method: 'PATCH', url: `/api/v1/users/${user.id}/`, payload: { is_active: false } })).statusCode).toBe(200);
     await waitFor('node b to forget', () => b.app.deps.principals.get(user.id) === undefined);
+    expect((await onB()).statusCode).toBe(401);
+  });
+
+  it('an API key revoked on one node is refused by the other, which had remembered it', async () => {
+    const user = await a.createUser(org, 'analyst');
+    const created = JSON.parse((await a.as(user, { method: 'POST', url: '/api/v1/auth/api-keys/', payload: { name: 'two nodes' } })).body);
+    const cached = `key:${createHash('sha256').update(created.key).digest('hex')}`;
+    const onB = () => b.inject({ method: 'GET', url: '/api/v1/organization/', headers: { 'x-api-key': created.key } });
+    expect((await onB()).statusCode).toBe(200);
+    expect(b.app.deps.principals.get(cached)).toBeDefined();
+    expect((await a.as(user, { method: 'DELETE', url: `/api/v1/auth/api-keys/${created.id}/` })).statusCode).toBe(204);
+    await waitFor('node b to forget', () => b.app.deps.principals.get(cached) === undefined);
+    expect((await onB()).statusCode).toBe(401);
+  });
+
+  it('an API key whose creator is demoted below it on one node is refused by the other', async () => {
+    const user = await a.createUser(org, 'analyst');
+    const created = JSON.parse((await a.as(user, { method: 'POST', url: '/api/v1/auth/api-keys/', payload: { name: 'demoted' } })).body);
+    const cached = `key:${createHash('sha256').update(created.key).digest('hex')}`;
+    const onB = () => b.inject({ method: 'GET', url: '/api/v1/organization/', headers: { 'x-api-key': created.key } });
+    expect((await onB()).statusCode).toBe(200);
+    expect(b.app.deps.principals.get(cached)).toBeDefined();
+    expect((await a.as(org.owner, { method: 'PATCH', url: `/api/v1/users/${user.id}/`, payload: { role: 'viewer' } })).statusCode).toBe(200);
+    await waitFor('node b to forget', () => b.app.deps.principals.get(cached) === undefined);
     expect((await onB()).statusCode).toBe(401);
   });
 

@@ -1,5 +1,6 @@
 import { type Kysely, sql } from 'kysely';
 import { isPostgres } from './dialect.js';
+import { createLeakIndex, dropLeakIndex } from './leak-indexes.js';
 
 /**
  * A record's e-mail domain, where it is not the record's `domain` (a stealer-log line's site, a
@@ -33,22 +34,10 @@ export async function up(db: Kysely<any>): Promise<void> {
     if (rows.length < CHUNK) break;
     after = (rows.at(-1) as { id: string }).id;
   }
-  const { rows: loads } = await sql<{ dropped_indexes: string }>`select dropped_indexes from leak_bulk_loads`.execute(db);
-  if (loads[0]) {
-    const aside = JSON.parse(loads[0].dropped_indexes) as Array<{ type?: string; name: string; sql: string }>;
-    aside.push({ type: 'index', name: 'leak_records_email_domain_rev_idx', sql: INDEX });
-    await sql`update leak_bulk_loads set dropped_indexes = ${JSON.stringify(aside)}`.execute(db);
-  } else {
-    await sql.raw(INDEX).execute(db);
-  }
+  await createLeakIndex(db, 'leak_records_email_domain_rev_idx', INDEX);
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  await sql`drop index if exists leak_records_email_domain_rev_idx`.execute(db);
-  const { rows: loads } = await sql<{ dropped_indexes: string }>`select dropped_indexes from leak_bulk_loads`.execute(db);
-  if (loads[0]) {
-    const aside = (JSON.parse(loads[0].dropped_indexes) as Array<{ name: string }>).filter((o) => o.name !== 'leak_records_email_domain_rev_idx');
-    await sql`update leak_bulk_loads set dropped_indexes = ${JSON.stringify(aside)}`.execute(db);
-  }
+  await dropLeakIndex(db, 'leak_records_email_domain_rev_idx');
   await db.schema.alterTable('leak_records').dropColumn('email_domain_rev').execute();
 }

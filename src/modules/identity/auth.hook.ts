@@ -11,6 +11,7 @@ import { type Role, toUser, UsersRepository } from './users.repository.js';
 import { type Principal, requireRole } from './principal.js';
 import { SessionsRepository } from './sessions.repository.js';
 import { assertActive, LEEWAY_SECONDS, unauthenticated, type TokenService } from './tokens.js';
+import { type ApiKeysService, isApiKey } from './api-keys.service.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -29,6 +30,7 @@ export type AuthDeps = Pick<AppDeps, 'database' | 'clock' | 'config' | 'counters
 export interface AuthOptions {
   deps: AuthDeps;
   tokens: TokenService;
+  keys: ApiKeysService;
   hooks: Hooks<Pick<AppHooks, 'auth.unknownBearer'>>;
 }
 
@@ -40,7 +42,7 @@ export interface AuthOptions {
  * and the organization's plan rate limit.
  */
 export const authenticate = fp(
-  async (app: FastifyInstance, { deps, tokens, hooks }: AuthOptions) => {
+  async (app: FastifyInstance, { deps, tokens, keys, hooks }: AuthOptions) => {
     const { db } = deps.database;
     // Only this hook puts and gets principals, so it alone knows what they are.
     const principals = deps.principals as PrincipalCache<Principal>;
@@ -49,10 +51,20 @@ export const authenticate = fp(
 
     app.addHook('onRoute', (route) => {
       route.schema ??= {};
-      (route.schema as { security?: unknown }).security ??= [{ bearerAuth: [] }];
+      (route.schema as { security?: unknown }).security ??= [{ bearerAuth: [] }, { apiKey: [] }];
     });
 
     app.addHook('onRequest', async (request, reply) => {
+      const key = apiKeyOf(request);
+      request.principal = key === undefined ? await fromToken(request) : await keys.authenticate(key, request.ip);
+      await applyRateLimit(deps, request, reply);
+      const config = request.routeOptions.config;
+      if (config.staffOnly && !request.principal.user.is_staff) throw forbidden('This action is for platform staff only.');
+      if (config.minRole) requireRole(request.principal, config.minRole);
+    });
+
+    /** The principal of a bearer access token (a JWT). */
+    async function fromToken(request: FastifyRequest): Promise<Principal> {
       const header = request.headers.authorization;
       if (!header) throw unauthenticated('not_authenticated', 'Authentication credentials were not provided.');
       const match = BEARER.exec(header);
@@ -87,20 +99,25 @@ export const authenticate = fp(
         principals.put(claims.sub, principal, mark);
       }
       if (principal.endedSessions.has(claims.sid)) throw unauthenticated('token_invalid', 'Session has ended: log in again.');
-      request.principal = principal;
-      const { user } = principal;
-
-      await applyRateLimit(deps, request, reply);
-
-      const config = request.routeOptions.config;
-      if (config.staffOnly && !user.is_staff) throw forbidden('This action is for platform staff only.');
-      if (config.minRole) requireRole(request.principal, config.minRole);
-    });
+      return principal;
+    }
   },
   { name: 'authenticate' },
 );
 
-export async function applyRateLimit(deps: AuthDeps, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+/** An API key, from `Authorization: Bearer tm_...`, or without Authorization from `X-API-Key` or `hibp-api-key`; undefined when none is sent. */
+export function apiKeyOf(request: FastifyRequest): string | undefined {
+  // Authorization says which credential it is; the key headers count only without it.
+  const { authorization } = request.headers;
+  if (authorization) {
+    const bearer = BEARER.exec(authorization)?.[1];
+    return bearer !== undefined && isApiKey(bearer) ? bearer : undefined;
+  }
+  const header = request.headers['x-api-key'] ?? request.headers['hibp-api-key'];
+  return typeof header === 'string' ? header.trim() : undefined;
+}
+
+export async function applyRateLimit(deps: Pick<AuthDeps, 'config' | 'counters' | 'metrics'>, request: FastifyRequest, reply: FastifyReply): Promise<void> {
   if (!deps.config.rateLimits || !request.principal) return;
   const limit = deps.config.planLimits[request.principal.organization.plan];
   // Only the limit matters here, not each request's exact place in the count: workers may count ahead in blocks.

@@ -2,6 +2,9 @@ import type { AppDeps } from '../../deps.js';
 import { bind } from '../../http/routes.js';
 import type { AuditLog } from '../audit/index.js';
 import type { AppHookRegistry } from '../hooks.js';
+import { ApiKeysRepository } from './api-keys.repository.js';
+import { apiKeysRoutes } from './api-keys.routes.js';
+import { ApiKeysService } from './api-keys.service.js';
 import { authenticate } from './auth.hook.js';
 import { privateAuthRoutes, publicAuthRoutes } from './auth.routes.js';
 import { AuthService } from './auth.service.js';
@@ -16,7 +19,9 @@ export { ROLE_RANK, ROLES, type Role, type User } from './users.repository.js';
 export { UserSchema } from './users.schemas.js';
 export { presentUser, type NewUser } from './users.service.js';
 export { USERNAME_PATTERN } from './users.schemas.js';
-export { AuthService, PasswordPolicy, TokenService, UsersService };
+export { AuthService, PasswordPolicy, TokenService, UsersService, ApiKeysService };
+export { apiKeyOf, applyRateLimit } from './auth.hook.js';
+export { invalidApiKey } from './api-keys.service.js';
 
 /** What the identity module is made from. */
 export type IdentityDeps = Pick<AppDeps, 'database' | 'clock' | 'newId' | 'config' | 'counters' | 'metrics' | 'principals'> & {
@@ -35,14 +40,16 @@ export function createIdentityModule(ctx: IdentityDeps) {
   const users = new UsersService(ctx, usersRepository, ctx.audit, passwordPolicy);
   const tokens = new TokenService(loadJwtSecret(ctx.config), ctx.config, ctx.clock, ctx.newId);
   const auth = new AuthService(ctx, tokens, usersRepository, users, ctx.audit, passwordPolicy, ctx.hooks);
+  const keys = new ApiKeysService(ctx, new ApiKeysRepository(), usersRepository, ctx.audit);
   return {
     name: 'identity',
     tokens,
     passwordPolicy,
     users,
     auth,
+    keys,
     publicRoutes: [bind(publicAuthRoutes, { auth })],
-    authenticate: bind(authenticate, { deps: ctx, tokens, hooks: ctx.hooks }),
-    routes: [bind(privateAuthRoutes, { auth }), bind(usersRoutes, { users })],
+    authenticate: bind(authenticate, { deps: ctx, tokens, keys, hooks: ctx.hooks }),
+    routes: [bind(privateAuthRoutes, { auth }), bind(usersRoutes, { users }), bind(apiKeysRoutes, { keys })],
   } as const;
 }

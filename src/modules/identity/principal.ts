@@ -15,6 +15,8 @@ export interface Principal {
    * access tokens issued in them may still be within their lifetime: those tokens are refused.
    */
   endedSessions: ReadonlySet<string>;
+  /** Set when the request came with an API key: the key, acting as `user` with `role`. */
+  apiKey?: { id: string; expiresAt: string | null };
 }
 
 declare module 'fastify' {

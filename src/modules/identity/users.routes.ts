@@ -55,7 +55,7 @@ export const usersRoutes: FastifyPluginAsyncTypebox<{ users: UsersService }> = a
       config: { etag: [200], minRole: 'admin' },
       schema: {
         tags,
-        summary: 'One user',
+        summary: 'One user', description: 'Admin only. A user of your organization (another organization\'s: 404). Sends its ETag (If-None-Match: 304).',
         params: IdParams,
         response: { 200: UserSchema, 304: Type.Null({ description: 'Not modified (If-None-Match).' }), ...errorResponses(401, 403, 404) },
       },

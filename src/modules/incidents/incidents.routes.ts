@@ -90,7 +90,7 @@ export const incidentsRoutes: FastifyPluginAsyncTypebox<{ incidents: IncidentsSe
     '/incidents/:id/',
     {
       config: { etag: [200] },
-      schema: { tags, summary: 'One incident', params: IdParams, response: { 200: IncidentSchema, 304: NotModified, ...errorResponses(401, 404) } },
+      schema: { tags, summary: 'One incident', description: 'One incident of your organization (another organization\'s: 404). Sends its ETag (If-None-Match: 304).', params: IdParams, response: { 200: IncidentSchema, 304: NotModified, ...errorResponses(401, 404) } },
     },
     async (request, reply) => {
       const row = await incidents.get(principalOf(request), request.params.id);
@@ -179,7 +179,7 @@ export const incidentsRoutes: FastifyPluginAsyncTypebox<{ incidents: IncidentsSe
     '/incidents/:id/iocs/:iocId/',
     {
       config: { etag: [200] },
-      schema: { tags, summary: 'One IOC', params: IocParams, response: { 200: IocSchema, 304: NotModified, ...errorResponses(401, 404) } },
+      schema: { tags, summary: 'One IOC', description: 'One IOC of the incident (404 when it is not the incident\'s).', params: IocParams, response: { 200: IocSchema, 304: NotModified, ...errorResponses(401, 404) } },
     },
     async (request, reply) => {
       const row = await incidents.getIoc(principalOf(request), request.params.id, request.params.iocId);
@@ -238,7 +238,7 @@ export const incidentsRoutes: FastifyPluginAsyncTypebox<{ incidents: IncidentsSe
   app.get(
     '/incidents/:id/comments/',
     {
-      schema: { tags, summary: 'Comments', params: IdParams, querystring: listQuerystring(commentListing), response: { 200: PageSchema(CommentSchema), ...errorResponses(400, 401, 404) } },
+      schema: { tags, summary: 'Comments', description: 'The incident\'s comments, paginated.', params: IdParams, querystring: listQuerystring(commentListing), response: { 200: PageSchema(CommentSchema), ...errorResponses(400, 401, 404) } },
     },
     async (request) => envelope(request, await incidents.listComments(principalOf(request), request.params.id, parseList(commentListing, request.query))),
   );

@@ -6,6 +6,7 @@ import type { AppHookRegistry } from '../hooks.js';
 import { IncidentsRepository } from './incidents.repository.js';
 import { incidentsRoutes } from './incidents.routes.js';
 import { IncidentsService } from './incidents.service.js';
+import { IncidentSchema, IocSchema } from './incidents.schemas.js';
 
 export { IncidentsService };
 export { presentIncident } from './incidents.lists.js';
@@ -15,5 +16,7 @@ export { IncidentSchema, SEVERITIES, type Severity } from './incidents.schemas.j
 export function createIncidentsModule(ctx: Pick<AppDeps, 'database' | 'clock' | 'newId'> & { audit: AuditLog; hooks: AppHookRegistry; outbox: Outbox }) {
   const service = new IncidentsService(ctx, new IncidentsRepository(ctx.database.dialect), ctx.audit, ctx.outbox);
   ctx.hooks.on('organizations.usage', async (db, orgId, key) => (key === 'incidents_open' ? service.countOpen(db, orgId) : undefined));
-  return { name: 'incidents', service, routes: [bind(incidentsRoutes, { incidents: service })] } as const;
+  // What its events carry, for the OpenAPI document's webhooks.
+  const events = { 'incident.created': IncidentSchema, 'incident.updated': IncidentSchema, 'ioc.created': IocSchema };
+  return { name: 'incidents', service, events, routes: [bind(incidentsRoutes, { incidents: service })] } as const;
 }

@@ -8,7 +8,7 @@ import { LeaksService } from './leaks.service.js';
 
 export { IngestCutOff, type IngestItem, type IngestReport, LeaksService } from './leaks.service.js';
 export { lineResult, NdjsonLines, recordResult } from './ndjson-lines.js';
-export { RECORD_JSON, RECORD_JSON_PG_VALUE } from './leaks.repository.js';
+export { RECORD_JSON, RECORD_JSON_PG_VALUE, type HashMode, type SourceRow } from './leaks.repository.js';
 export { LeakRecordSchema, SOURCE_KINDS, type SourceKind } from './leaks.schemas.js';
 
 /** How often a server looks for a bulk load whose importers are gone. */

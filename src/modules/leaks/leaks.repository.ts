@@ -49,8 +49,11 @@ void sameColumns;
  * test/modules/leak-records.test.ts holds it to RECORD_COLUMNS.
  */
 export function recordValues(r: NormalisedRecord, id: string, sourceId: string, at: string) {
-  return [id, sourceId, r.email, r.username, r.username_lower, r.domain, r.domain_rev, r.ip, r.ip_key, r.phone, r.full_name, r.password_sha1, r.password_masked, JSON.stringify(r.extra), r.leaked_at, r.key ?? recordKey(sourceId, r.fingerprint), r.search_text, r.email_domain_rev, r.severity, at];
+  return [id, sourceId, r.email, r.username, r.username_lower, r.domain, r.domain_rev, r.ip, r.ip_key, r.phone, r.full_name, r.password_sha1, r.password_masked, JSON.stringify(r.extra), r.leaked_at, r.key ?? recordKey(sourceId, r.fingerprint), r.search_text, r.email_domain_rev, r.severity, r.password_ntlm, at];
 }
+
+/** The hash a password range is of: SHA-1 (the default) or NTLM, as Have I Been Pwned's `mode` says. */
+export type HashMode = 'sha1' | 'ntlm';
 
 /** A padded range answer (Add-Padding: true) holds this many lines at least and at most, as Have I Been Pwned's does. */
 const PADDED_MIN = 800;
@@ -240,21 +243,23 @@ export class LeaksRepository {
    * are mixed in, in order, until the answer holds between PADDED_MIN and PADDED_MAX lines, so that
    * its size does not tell an observer of the encrypted traffic how many hashes share the prefix.
    */
-  async passwordRange(prefix: string, pad: boolean): Promise<string> {
+  async passwordRange(prefix: string, pad: boolean, mode: HashMode = 'sha1'): Promise<string> {
     const upper = prefix.toUpperCase();
     const next = (parseInt(upper, 16) + 1).toString(16).toUpperCase().padStart(5, '0');
+    const column = mode === 'ntlm' ? 'password_ntlm' : 'password_sha1';
     let q = this.db
       .selectFrom('leak_records')
-      .select(['password_sha1', (eb) => eb.fn.countAll().as('n')])
-      .where('password_sha1', '>=', upper);
-    if (upper !== 'FFFFF') q = q.where('password_sha1', '<', next);
-    const rows = await q.groupBy('password_sha1').orderBy('password_sha1').execute();
-    const counts = new Map(rows.map((r) => [(r.password_sha1 as string).slice(5), Number(r.n)]));
+      .select([`${column} as hash`, (eb) => eb.fn.countAll().as('n')])
+      .where(column, '>=', upper);
+    if (upper !== 'FFFFF') q = q.where(column, '<', next);
+    const rows = await q.groupBy(column).orderBy(column).execute();
+    const counts = new Map(rows.map((r) => [(r.hash as string).slice(5), Number(r.n)]));
     const lines = (suffixes: Iterable<string>) => Array.from(suffixes, (s) => `${s}:${counts.get(s) ?? 0}`).join('\r\n');
     if (!pad) return lines(counts.keys());
     const suffixes = new Set(counts.keys());
     const wanted = randomInt(PADDED_MIN, PADDED_MAX + 1);
-    while (suffixes.size < wanted) suffixes.add(randomBytes(18).toString('hex').slice(0, 35).toUpperCase());
+    const length = mode === 'ntlm' ? 27 : 35;
+    while (suffixes.size < wanted) suffixes.add(randomBytes(18).toString('hex').slice(0, length).toUpperCase());
     return lines([...suffixes].sort());
   }
 

@@ -7,7 +7,7 @@ import { AppError, validation } from '../../http/errors.js';
 import { badQuery, listQuerystring, parseList } from '../../http/list-query.js';
 import { envelope, PageSchema, sendJson, sendJsonPage } from '../../http/listing.js';
 import { errorResponses, IdParams, isUuid } from '../../http/schemas.js';
-import { IngestResultSchema, LeakRecordSchema, LeakSourceCreateSchema, LeakSourcePatchSchema, LeakSourceSchema, SavedSearchSchema, StatsSchema } from './leaks.schemas.js';
+import { IngestResultSchema, LeakRecordInputSchema, LeakRecordSchema, LeakSourceCreateSchema, LeakSourcePatchSchema, LeakSourceSchema, SavedSearchSchema, StatsSchema } from './leaks.schemas.js';
 import { type LeaksService, presentSource } from './leaks.service.js';
 import { leakSearch, parseLeakSearch, SavedQuerySchema, savedSearchListing, sourceListing } from './leaks.lists.js';
 import { ndjsonItems } from './ndjson.js';
@@ -49,7 +49,7 @@ export const leaksRoutes: FastifyPluginAsyncTypebox<{ leaks: LeaksService }> = a
 
   app.get(
     '/leaks/records/:id/',
-    { schema: { tags, summary: 'One leak record', params: IdParams, response: { 200: LeakRecordSchema, ...errorResponses(401, 404) } } },
+    { schema: { tags, summary: 'One leak record', description: 'One record of the corpus, as the search shows it: the password masked, never in plaintext.', params: IdParams, response: { 200: LeakRecordSchema, ...errorResponses(401, 404) } } },
     async (request, reply) => sendJson(reply, await leaks.getRecord(request.params.id)),
   );
 
@@ -73,9 +73,9 @@ export const leaksRoutes: FastifyPluginAsyncTypebox<{ leaks: LeaksService }> = a
         tags,
         summary: 'Pwned-passwords range (k-anonymity)',
         description:
-          "The Have I Been Pwned range API's format: `text/plain`, one `SUFFIX:COUNT` line (CRLF-separated, in suffix order) per password SHA-1 in the corpus that starts with the 5 hex digits of the prefix; SUFFIX is the other 35 upper-case hex digits. Only the prefix leaves the client. Anything but exactly 5 hex digits: 400. As on Have I Been Pwned, the request header `Add-Padding: true` mixes random suffixes with a count of 0 into the answer, so that every answer holds 800 to 1,000 lines and its size tells nothing; a client ignores them (no password has a count of 0). The corpus holds SHA-1 hashes only: `mode=ntlm` (Have I Been Pwned's NTLM ranges) is refused with 400 rather than answered with SHA-1 suffixes; `mode=sha1` is the default.",
-        params: Type.Object({ prefix: Type.String({ description: 'First 5 hex digits of the SHA-1 of the password.' }) }),
-        querystring: Type.Object({ mode: Type.Optional(Type.String({ description: '`sha1` (the default). `ntlm` is not supported: 400.' })) }),
+          "The Have I Been Pwned range API's format: `text/plain`, one `SUFFIX:COUNT` line (CRLF-separated, in suffix order) per password SHA-1 in the corpus that starts with the 5 hex digits of the prefix; SUFFIX is the other 35 upper-case hex digits. Only the prefix leaves the client. Anything but exactly 5 hex digits: 400. As on Have I Been Pwned, the request header `Add-Padding: true` mixes random suffixes with a count of 0 into the answer, so that every answer holds 800 to 1,000 lines and its size tells nothing; a client ignores them (no password has a count of 0). `mode=ntlm` answers Have I Been Pwned's NTLM ranges (5 hex digits of the NTLM hash, 27-digit suffixes): threatmon computes the NTLM hash of each plaintext password it ingests (never storing the password), so it covers the records that came with one since migration 0025, not those given as a hash. `mode=sha1` is the default.",
+        params: Type.Object({ prefix: Type.String({ description: 'First 5 hex digits of the SHA-1 (or NTLM hash) of the password.' }) }),
+        querystring: Type.Object({ mode: Type.Optional(Type.String({ description: '`sha1` (the default) or `ntlm`.' })) }),
         headers: Type.Object({ 'add-padding': Type.Optional(Type.String({ description: '`true`: pad the answer to 800-1,000 lines with `SUFFIX:0` lines.' })) }),
         response: { 200: { description: 'SUFFIX:COUNT lines.', content: { 'text/plain': { schema: Type.String() } } }, ...errorResponses(400, 401) },
       },
@@ -83,10 +83,9 @@ export const leaksRoutes: FastifyPluginAsyncTypebox<{ leaks: LeaksService }> = a
     async (request, reply) => {
       const { prefix } = request.params;
       if (!/^[0-9A-Fa-f]{5}$/.test(prefix)) throw validation([{ field: 'prefix', message: 'must be exactly 5 hexadecimal characters' }]);
-      const mode = request.query.mode?.toLowerCase();
-      if (mode === 'ntlm') throw validation([{ field: 'mode', message: 'NTLM hashes are not kept: this corpus holds the SHA-1 hashes of passwords only' }]);
-      if (mode !== undefined && mode !== 'sha1') throw validation([{ field: 'mode', message: 'must be sha1' }]);
-      const body = await leaks.passwordRange(prefix, request.headers['add-padding']?.trim().toLowerCase() === 'true');
+      const mode = request.query.mode?.toLowerCase() ?? 'sha1';
+      if (mode !== 'sha1' && mode !== 'ntlm') throw validation([{ field: 'mode', message: 'must be sha1 or ntlm' }]);
+      const body = await leaks.passwordRange(prefix, request.headers['add-padding']?.trim().toLowerCase() === 'true', mode);
       reply.type('text/plain; charset=utf-8');
       return reply.serializer((x: unknown) => x as string).send(body);
     },
@@ -106,7 +105,7 @@ export const leaksRoutes: FastifyPluginAsyncTypebox<{ leaks: LeaksService }> = a
     '/leaks/sources/',
     {
       config: { etag: [201], staffOnly: true },
-      schema: { tags, summary: 'Add a leak source (staff)', body: LeakSourceCreateSchema, response: { 201: LeakSourceSchema, ...errorResponses(400, 401, 403, 409, 415) } },
+      schema: { tags, summary: 'Add a leak source (staff)', description: 'Staff only. The name is unique (409 `duplicate`); kind defaults to breach and every flag to false. Audited.', body: LeakSourceCreateSchema, response: { 201: LeakSourceSchema, ...errorResponses(400, 401, 403, 409, 415) } },
     },
     async (request, reply) => {
       const row = await leaks.createSource(actorOf(request), request.body);
@@ -117,7 +116,7 @@ export const leaksRoutes: FastifyPluginAsyncTypebox<{ leaks: LeaksService }> = a
 
   app.get(
     '/leaks/sources/:id/',
-    { config: { etag: [200] }, schema: { tags, summary: 'One leak source', params: IdParams, response: { 200: LeakSourceSchema, 304: Type.Null({ description: 'Not modified.' }), ...errorResponses(401, 404) } } },
+    { config: { etag: [200] }, schema: { tags, summary: 'One leak source', description: 'One leak source, with its record count.', params: IdParams, response: { 200: LeakSourceSchema, 304: Type.Null({ description: 'Not modified.' }), ...errorResponses(401, 404) } } },
     async (request, reply) => {
       const row = await leaks.getSource(request.params.id);
       if (notModified(request, reply, row.version)) return reply;
@@ -129,7 +128,7 @@ export const leaksRoutes: FastifyPluginAsyncTypebox<{ leaks: LeaksService }> = a
     '/leaks/sources/:id/',
     {
       config: { etag: [200], staffOnly: true },
-      schema: { tags, summary: 'Update a leak source (staff)', params: IdParams, body: LeakSourcePatchSchema, response: { 200: LeakSourceSchema, ...errorResponses(400, 401, 403, 404, 409, 412, 415) } },
+      schema: { tags, summary: 'Update a leak source (staff)', description: 'Staff only; audited. A new name shows at once in the alerts that keep its records.', params: IdParams, body: LeakSourcePatchSchema, response: { 200: LeakSourceSchema, ...errorResponses(400, 401, 403, 404, 409, 412, 415) } },
     },
     async (request, reply) => {
       const row = await leaks.updateSource(actorOf(request), request.params.id, request.body, (v) => assertIfMatch(request, v));
@@ -167,7 +166,13 @@ export const leaksRoutes: FastifyPluginAsyncTypebox<{ leaks: LeaksService }> = a
           format: Type.Optional(Type.Enum(['combo', 'stealer'], { type: 'string', description: 'text/plain only: the lines are a combolist or stealer-log lines (default: detected from the first 64 KiB).' })),
           separator: Type.Optional(Type.String({ description: 'text/plain only: the separator (`:`, `;`, `|`, space, tab; default: detected).' })),
         }),
-        body: Type.Array(Type.Record(Type.String(), Type.Unknown()), { maxItems: MAX_JSON_RECORDS, description: 'The records (or an NDJSON stream of them, or text/plain lines).' }),
+        body: {
+          content: {
+            'application/json': { schema: Type.Array(LeakRecordInputSchema, { maxItems: MAX_JSON_RECORDS, description: 'The records.' }) },
+            'application/x-ndjson': { schema: Type.String({ description: 'One record (a LeakRecordInput) per line.' }) },
+            'text/plain': { schema: Type.String({ description: 'Combolist (`login:secret`) or stealer-log (`url:login:password`) lines.' }) },
+          },
+        },
         response: { 200: IngestResultSchema, ...errorResponses(400, 401, 403, 404, 413, 415) },
       },
     },
@@ -199,7 +204,7 @@ export const leaksRoutes: FastifyPluginAsyncTypebox<{ leaks: LeaksService }> = a
 
   app.get(
     '/leaks/saved-searches/',
-    { schema: { tags, summary: 'Saved searches of your organization', querystring: listQuerystring(savedSearchListing), response: { 200: PageSchema(SavedSearchSchema), ...errorResponses(400, 401, 404) } } },
+    { schema: { tags, summary: 'Saved searches of your organization', description: 'Your organization\'s saved searches.', querystring: listQuerystring(savedSearchListing), response: { 200: PageSchema(SavedSearchSchema), ...errorResponses(400, 401, 404) } } },
     async (request) => envelope(request, await leaks.listSaved(principalOf(request), parseList(savedSearchListing, request.query))),
   );
 
@@ -227,7 +232,7 @@ export const leaksRoutes: FastifyPluginAsyncTypebox<{ leaks: LeaksService }> = a
 
   app.get(
     '/leaks/saved-searches/:id/',
-    { config: { etag: [200] }, schema: { tags, summary: 'One saved search', params: IdParams, response: { 200: SavedSearchSchema, 304: Type.Null({ description: 'Not modified.' }), ...errorResponses(401, 404) } } },
+    { config: { etag: [200] }, schema: { tags, summary: 'One saved search', description: 'One saved search of your organization (another organization\'s: 404).', params: IdParams, response: { 200: SavedSearchSchema, 304: Type.Null({ description: 'Not modified.' }), ...errorResponses(401, 404) } } },
     async (request, reply) => {
       const row = await leaks.getSaved(principalOf(request), request.params.id);
       if (notModified(request, reply, row.version)) return reply;
@@ -239,7 +244,7 @@ export const leaksRoutes: FastifyPluginAsyncTypebox<{ leaks: LeaksService }> = a
     '/leaks/saved-searches/:id/',
     {
       config: { etag: [200], minRole: 'analyst' },
-      schema: { tags, summary: 'Update a saved search', params: IdParams, body: SavedPatch, response: { 200: SavedSearchSchema, ...errorResponses(400, 401, 403, 404, 412, 415) } },
+      schema: { tags, summary: 'Update a saved search', description: 'Analyst or above: its name, or its query (checked as /leaks/search/ checks its parameters).', params: IdParams, body: SavedPatch, response: { 200: SavedSearchSchema, ...errorResponses(400, 401, 403, 404, 412, 415) } },
     },
     async (request, reply) => {
       const row = await leaks.updateSaved(actorOf(request), request.params.id, request.body as { name?: string; query?: Record<string, unknown> }, (v) => assertIfMatch(request, v));

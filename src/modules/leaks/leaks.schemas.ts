@@ -26,6 +26,7 @@ export const LeakSourceSchema = Type.Object(
     id: Uuid('Source id.'),
     name: Type.String({ description: 'Unique name of the breach or dump.' }),
     description: Type.String({ description: 'What it is and where it came from.' }),
+    domain: Nullable(Type.String({ description: 'The breached site\'s domain.' }), 'The domain of the breached site (Have I Been Pwned\'s Domain), or null.'),
     breach_date: Nullable(DateOnly('When the breach happened.'), 'When the breach happened (YYYY-MM-DD), or null.'),
     discovered_at: Nullable(Timestamp('When it was found.'), 'When the dump was found, or null.'),
     data_classes: DataClasses,
@@ -45,6 +46,7 @@ export const LeakSourceCreateSchema = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 200, description: 'Unique name.' }),
     description: Type.Optional(Type.String({ maxLength: 10000, description: 'Free text.' })),
+    domain: Type.Optional(Nullable(Type.String({ maxLength: 253, description: 'The breached site\'s domain (normalised; 400 when it is none).' }))),
     breach_date: Type.Optional(Nullable(DateOnly('YYYY-MM-DD.'))),
     discovered_at: Type.Optional(Nullable(Timestamp('When it was found.'))),
     data_classes: Type.Optional(DataClasses),
@@ -61,6 +63,7 @@ export const LeakSourcePatchSchema = Type.Object(
   {
     name: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Unique name.' })),
     description: Type.Optional(Type.String({ maxLength: 10000 })),
+    domain: Type.Optional(Nullable(Type.String({ maxLength: 253, description: 'The breached site\'s domain (normalised; 400 when it is none).' }))),
     breach_date: Type.Optional(Nullable(DateOnly('YYYY-MM-DD.'))),
     discovered_at: Type.Optional(Nullable(Timestamp('When it was found.'))),
     data_classes: Type.Optional(DataClasses),
@@ -94,6 +97,23 @@ export const LeakRecordSchema = Type.Object(
     created_at: Timestamp('When it was ingested.'),
   },
   { title: 'LeakRecord' },
+);
+
+/** A record as ingested (POST /leaks/sources/<id>/records/): each is validated on its own, a bad one rejected alone. */
+export const LeakRecordInputSchema = Type.Object(
+  {
+    email: Type.Optional(Type.String({ maxLength: 320, description: 'E-mail address (normalised: lower case, IDN domain as punycode).' })),
+    username: Type.Optional(Type.String({ maxLength: 256 })),
+    domain: Type.Optional(Type.String({ maxLength: 253, description: 'Domain; taken from the e-mail when absent.' })),
+    ip: Type.Optional(Type.String({ maxLength: 64, description: 'IPv4 or IPv6 address.' })),
+    phone: Type.Optional(Type.String({ maxLength: 40, description: 'Phone number, 6 to 20 digits.' })),
+    full_name: Type.Optional(Type.String({ maxLength: 256 })),
+    password: Type.Optional(Type.String({ maxLength: 1024, description: 'Plaintext: never stored (its SHA-1, NTLM hash and a mask are).' })),
+    password_sha1: Type.Optional(Type.String({ pattern: '^[0-9A-Fa-f]{40}$', description: 'SHA-1 of the password, when only the hash leaked.' })),
+    extra: Type.Optional(Type.Record(Type.String(), Type.Union([Type.String(), Type.Number(), Type.Boolean()]), { description: 'Other fields (at most 50), kept as strings.' })),
+    leaked_at: Type.Optional(Type.String({ description: 'ISO 8601 date or timestamp.' })),
+  },
+  { title: 'LeakRecordInput', additionalProperties: false, description: 'One of email, username, ip, phone is needed.' },
 );
 
 export const IngestResultSchema = Type.Object({

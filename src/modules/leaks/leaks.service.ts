@@ -3,15 +3,17 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import type { AppDeps } from '../../deps.js';
 import { DATA_CLASSES, type FullTextTerm, sha1Hex } from '../../domain/leak-record.js';
-import { conflict, notFound } from '../../http/errors.js';
+import { conflict, notFound, validation } from '../../http/errors.js';
+import { normaliseDomain } from '../../domain/ioc.js';
 import type { ListParams, ListResult } from '../../db/listing.js';
 import { type AuditLog, diff } from '../audit/index.js';
 import type { Principal } from '../identity/index.js';
 import type { AppHookRegistry } from '../hooks.js';
+import { LeakAccounts } from './leaks.accounts.js';
 import { LeakBulkLoads } from './leaks.bulk-load.js';
 import { counterDeltas, domainDeltas } from './leaks.counters.js';
 import { type IngestItem, type IngestOptions, type IngestReport, LeakIngest } from './leaks.ingest.js';
-import { LeaksRepository, type SavedSearchRow, type SourceRow } from './leaks.repository.js';
+import { type HashMode, LeaksRepository, type SavedSearchRow, type SourceRow } from './leaks.repository.js';
 import type { LeakSourceOut, SourceKind } from './leaks.schemas.js';
 import { LeakSearches } from './leaks.search.repository.js';
 import { SavedSearches } from './leaks.saved-searches.js';
@@ -25,6 +27,7 @@ export function presentSource(r: SourceRow): LeakSourceOut {
     id: r.id,
     name: r.name,
     description: r.description,
+    domain: r.domain,
     breach_date: r.breach_date,
     discovered_at: r.discovered_at,
     data_classes: JSON.parse(r.data_classes) as LeakSourceOut['data_classes'],
@@ -36,6 +39,14 @@ export function presentSource(r: SourceRow): LeakSourceOut {
     record_count: r.record_count,
     created_at: r.created_at,
   };
+}
+
+/** A source's domain as given (null or a domain, normalised), or 400. */
+function breachedDomain(domain: string | null | undefined): string | null {
+  if (domain === undefined || domain === null || domain === '') return null;
+  const n = normaliseDomain(domain);
+  if (!n.ok || !n.value.includes('.')) throw validation([{ field: 'domain', message: n.ok ? 'must be a domain of two labels or more' : n.error }]);
+  return n.value;
 }
 
 /**
@@ -50,6 +61,8 @@ export class LeaksService {
   private readonly ingester: LeakIngest;
   private readonly searches: LeakSearches;
   private readonly saved: SavedSearches;
+  /** The corpus as accounts and the sources they are in (the Have I Been Pwned surface reads it). */
+  readonly accounts: LeakAccounts;
 
   constructor(
     private readonly deps: Pick<AppDeps, 'database' | 'clock' | 'newId' | 'metrics'>,
@@ -61,6 +74,7 @@ export class LeaksService {
     this.ingester = new LeakIngest(deps, this.repo, audit, hooks, { get: (id) => this.getSource(id) }, this.bulk);
     this.searches = new LeakSearches(deps.database, this.repo);
     this.saved = new SavedSearches(deps, this.repo, this.searches, audit);
+    this.accounts = new LeakAccounts(() => this.db);
   }
 
   private get db() {
@@ -93,6 +107,7 @@ export class LeaksService {
     body: {
       name: string;
       description?: string;
+      domain?: string | null;
       breach_date?: string | null;
       discovered_at?: string | null;
       data_classes?: string[];
@@ -112,6 +127,7 @@ export class LeaksService {
         id: this.deps.newId(),
         name: body.name,
         description: body.description ?? '',
+        domain: breachedDomain(body.domain),
         breach_date: body.breach_date ?? null,
         discovered_at: body.discovered_at ?? null,
         data_classes: JSON.stringify(body.data_classes ?? []),
@@ -133,6 +149,7 @@ export class LeaksService {
     return this.db.transaction().execute(async (trx) => {
       const current = await this.getSource(id, trx);
       assertVersion(current.version);
+      if (patch.domain !== undefined) patch = { ...patch, domain: breachedDomain(patch.domain as string | null) };
       const changes = diff(presentSource(current) as unknown as Record<string, unknown>, patch);
       if (Object.keys(changes).length === 0) return current;
       if (changes.name && (await this.repo.sourceNameTaken(trx, String(patch.name)))) {
@@ -225,8 +242,8 @@ export class LeaksService {
   }
 
   /** Have I Been Pwned's range answer (see LeaksRepository.passwordRange). */
-  passwordRange(prefix: string, pad = false): Promise<string> {
-    return this.repo.passwordRange(prefix, pad);
+  passwordRange(prefix: string, pad = false, mode: HashMode = 'sha1'): Promise<string> {
+    return this.repo.passwordRange(prefix, pad, mode);
   }
 
   /** For the password policy: whether this password's SHA-1 is in the corpus. */

@@ -9,6 +9,7 @@ import { MonitoringRepository } from './monitoring.repository.js';
 import { monitoringRoutes } from './monitoring.routes.js';
 import type { ScanOptions } from './monitoring.scans.js';
 import { MonitoringService } from './monitoring.service.js';
+import { AlertSchema, ScanSchema } from './monitoring.schemas.js';
 
 export { MonitoringService };
 export type { ScanOptions };
@@ -31,6 +32,8 @@ export function createMonitoringModule(
   return {
     name: 'monitoring',
     service,
+    // What its events carry, for the OpenAPI document's webhooks.
+    events: { 'alert.created': AlertSchema, 'monitor.scan_completed': ScanSchema },
     routes: [bind(monitoringRoutes, { monitoring: service })],
     jobs: [
       { name: 'monitor scans', start: (log) => service.scans.start(log), stop: () => service.scans.stop() },

@@ -251,6 +251,11 @@ export class MonitoringRepository {
     return this.alerts(db).where('monitor_alerts.id', 'in', ids).execute() as Promise<AlertRow[]>;
   }
 
+  /** The terms of the organization's active domain monitors (JSON arrays). */
+  activeDomainTerms(db: Kysely<DB>, orgId: string) {
+    return db.selectFrom('monitors').select('terms').where('organization_id', '=', orgId).where('type', '=', 'domain').where('status', '=', 'active').execute();
+  }
+
   /** The counts behind GET /monitoring/stats/: monitors by status, alerts by status and severity, alerts' days since `since`. */
   async statsRows(db: Kysely<DB>, orgId: string, since: string) {
     const monitors = await db.selectFrom('monitors').select(['status', (eb) => eb.fn.countAll().as('n')]).where('organization_id', '=', orgId).groupBy('status').execute();

@@ -64,7 +64,7 @@ export const monitoringRoutes: FastifyPluginAsyncTypebox<{ monitoring: Monitorin
     '/monitoring/:id/',
     {
       config: { etag: [200] },
-      schema: { tags, summary: 'One monitor', params: IdParams, response: { 200: MonitorSchema, 304: Type.Null({ description: 'Not modified (If-None-Match).' }), ...errorResponses(401, 404) } },
+      schema: { tags, summary: 'One monitor', description: 'One monitor of your organization (another organization\'s: 404), with its alert figures.', params: IdParams, response: { 200: MonitorSchema, 304: Type.Null({ description: 'Not modified (If-None-Match).' }), ...errorResponses(401, 404) } },
     },
     async (request, reply) => {
       const row = await monitoring.get(principalOf(request), request.params.id);
@@ -128,7 +128,7 @@ export const monitoringRoutes: FastifyPluginAsyncTypebox<{ monitoring: Monitorin
   app.get(
     '/monitoring/:id/alerts/',
     {
-      schema: { tags, summary: "One monitor's alerts", params: IdParams, querystring: listQuerystring(alertListing), response: { 200: PageSchema(AlertSchema), ...errorResponses(400, 401, 404) } },
+      schema: { tags, summary: "One monitor's alerts", description: 'The alerts of one monitor, newest first, with the filters of /monitoring/alerts/.', params: IdParams, querystring: listQuerystring(alertListing), response: { 200: PageSchema(AlertSchema), ...errorResponses(400, 401, 404) } },
     },
     async (request, reply) => sendJsonPage(reply, envelope(request, await monitoring.listAlerts(principalOf(request), parseList(alertListing, request.query), request.params.id))),
   );
@@ -221,7 +221,7 @@ export const monitoringRoutes: FastifyPluginAsyncTypebox<{ monitoring: Monitorin
     '/monitoring/alerts/:id/',
     {
       config: { etag: [200] },
-      schema: { tags, summary: 'One alert', params: IdParams, response: { 200: AlertSchema, 304: Type.Null({ description: 'Not modified (If-None-Match).' }), ...errorResponses(401, 404) } },
+      schema: { tags, summary: 'One alert', description: 'One alert of your organization, with the leak record it found.', params: IdParams, response: { 200: AlertSchema, 304: Type.Null({ description: 'Not modified (If-None-Match).' }), ...errorResponses(401, 404) } },
     },
     async (request, reply) => {
       const row = await monitoring.getAlert(principalOf(request), request.params.id);

@@ -220,6 +220,12 @@ export class MonitoringService {
     return ids.length;
   }
 
+  /** The domains the organization watches with active domain monitors, sorted (a watched domain covers its subdomains). */
+  async watchedDomains(orgId: string): Promise<string[]> {
+    const rows = await this.repo.activeDomainTerms(this.db, orgId);
+    return [...new Set(rows.flatMap((r) => JSON.parse(r.terms) as string[]))].sort();
+  }
+
   // --- alerts ---
 
   /**

@@ -14,7 +14,7 @@ export const organizationsRoutes: FastifyPluginAsyncTypebox<{ orgs: Organization
 
   app.get(
     '/auth/me/',
-    { schema: { tags: ['auth'], summary: 'The current user and its organization', response: { 200: MeSchema, ...errorResponses(401) } } },
+    { schema: { tags: ['auth'], summary: 'The current user and its organization', description: 'The user the token or API key acts as, with its organization.', response: { 200: MeSchema, ...errorResponses(401) } } },
     async (request) => {
       const p = principalOf(request);
       return { ...presentUser(await auth.currentUser(p)), organization: orgs.present(await orgs.get(p.organization.id)) };
@@ -27,7 +27,7 @@ export const organizationsRoutes: FastifyPluginAsyncTypebox<{ orgs: Organization
       config: { etag: [200] },
       schema: {
         tags,
-        summary: 'Your organization',
+        summary: 'Your organization', description: 'Your organization: its name, plan, rate limit and member count.',
         response: { 200: OrganizationSchema, 304: Type.Null({ description: 'Not modified.' }), ...errorResponses(401) },
       },
     },

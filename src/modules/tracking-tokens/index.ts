@@ -8,6 +8,7 @@ import { TrackingTokensRepository } from './tracking-tokens.repository.js';
 import { trackingTokensRoutes } from './tracking-tokens.routes.js';
 import { TrackingTokensService } from './tracking-tokens.service.js';
 import { triggerRoutes } from './tracking-tokens.trigger.js';
+import { ExposureSchema } from './tracking-tokens.schemas.js';
 
 export { TrackingTokensService };
 
@@ -25,6 +26,8 @@ export function createTrackingTokensModule(ctx: Pick<AppDeps, 'database' | 'cloc
   return {
     name: 'tracking-tokens',
     service,
+    // What its events carry, for the OpenAPI document's webhooks.
+    events: { 'tracking_token.exposed': ExposureSchema },
     routes: [bind(trackingTokensRoutes, { tokens: service })],
     siteRoutes: [bind(triggerRoutes, { tokens: service })],
     // In every process: hits are recorded where they arrive; closing waits for those in hand.

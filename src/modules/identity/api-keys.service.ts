@@ -1,0 +1,211 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { ListParams, ListResult } from '../../db/listing.js';
+import type { AppDeps } from '../../deps.js';
+import { AppError, forbidden, notFound, validation } from '../../http/errors.js';
+import type { PrincipalCache } from '../../runtime/principal-cache.js';
+import { type AuditLog, diff } from '../audit/index.js';
+import { apiKeyListing } from './api-keys.lists.js';
+import type { ApiKeyRow, ApiKeysRepository } from './api-keys.repository.js';
+import type { ApiKeyOut } from './api-keys.schemas.js';
+import { hasRole, type Principal } from './principal.js';
+import { ROLE_RANK, type Role, toUser, type UsersRepository } from './users.repository.js';
+
+/** `tm_` and 43 characters of base64url: 256 bits from the CSPRNG. */
+const KEY_BYTES = 32;
+const PREFIX_LENGTH = 11;
+/** last_used_at is written at most this often per key and process: not a write per request. */
+const TOUCH_EVERY_MS = 60_000;
+const REMEMBERED = 100_000;
+
+export const keyHash = (key: string) => createHash('sha256').update(key).digest('hex');
+
+/** Whether a bearer credential is an API key rather than a JWT (which never starts so). */
+export const isApiKey = (credential: string) => credential.startsWith('tm_');
+
+/** Unknown, revoked, expired or no longer backed by its creator: one answer for all. */
+export const invalidApiKey = () => new AppError('token_invalid', 401, 'Invalid API key.');
+
+export function presentApiKey(r: ApiKeyRow): ApiKeyOut {
+  return {
+    id: r.id,
+    name: r.name,
+    role: r.role as Role,
+    prefix: r.prefix,
+    created_by: r.user_id,
+    created_at: r.created_at,
+    expires_at: r.expires_at,
+    last_used_at: r.last_used_at,
+  };
+}
+
+type KeysDeps = Pick<AppDeps, 'database' | 'clock' | 'newId' | 'principals'>;
+
+/**
+ * API keys: made, listed, renamed and revoked by their users (admins: the organization's), and
+ * turned into the principal of a request. A key acts as its creator with its own role, and stops
+ * at once when revoked, expired, or when its creator is deactivated, removed or demoted below it.
+ */
+export class ApiKeysService {
+  private readonly findPrincipal: ReturnType<UsersRepository['principalLookup']>;
+  private readonly touched = new Map<string, number>();
+  private readonly seenIps = new Set<string>();
+
+  constructor(
+    private readonly deps: KeysDeps,
+    private readonly repo: ApiKeysRepository,
+    users: UsersRepository,
+    private readonly audit: AuditLog,
+  ) {
+    this.findPrincipal = users.principalLookup(deps.database.db);
+  }
+
+  private get db() {
+    return this.deps.database.db;
+  }
+
+  private get principals() {
+    return this.deps.principals as PrincipalCache<Principal>;
+  }
+
+  /** Keys are managed by people: a key may not make or revoke keys. */
+  private assertPerson(p: Principal) {
+    if (p.apiKey) throw forbidden('API keys cannot manage API keys: log in to do this.');
+  }
+
+  /** Admins see every key of the organization; others their own. */
+  private scope(p: Principal): string | null {
+    return hasRole(p, 'admin') ? null : p.user.id;
+  }
+
+  private assertRole(p: Principal, role: Role) {
+    if (ROLE_RANK[role] > ROLE_RANK[p.role]) throw forbidden(`A key's role cannot be above yours (${p.role}).`);
+  }
+
+  async create(p: Principal, body: { name: string; role?: Role; expires_at?: string | null }, ip: string): Promise<ApiKeyOut & { key: string }> {
+    this.assertPerson(p);
+    const role = body.role ?? p.role;
+    this.assertRole(p, role);
+    const now = this.deps.clock();
+    let expiresAt: string | null = null;
+    if (body.expires_at !== undefined && body.expires_at !== null) {
+      const at = new Date(body.expires_at);
+      if (Number.isNaN(at.getTime()) || at <= now) throw validation([{ field: 'expires_at', message: 'must be a date-time in the future' }]);
+      expiresAt = at.toISOString();
+    }
+    const key = `tm_${randomBytes(KEY_BYTES).toString('base64url')}`;
+    const at = now.toISOString();
+    const row = {
+      id: this.deps.newId(),
+      organization_id: p.organization.id,
+      user_id: p.user.id,
+      name: body.name,
+      role,
+      prefix: key.slice(0, PREFIX_LENGTH),
+      key_hash: keyHash(key),
+      created_at: at,
+      updated_at: at,
+      expires_at: expiresAt,
+      last_used_at: null,
+    };
+    await this.db.transaction().execute(async (trx) => {
+      await this.repo.insert(trx, row);
+      await this.audit.record(trx, { organizationId: p.organization.id, actorId: p.user.id, action: 'api_key.created', targetType: 'api_key', targetId: row.id, ip, changes: { name: row.name, role, prefix: row.prefix, expires_at: expiresAt } });
+    });
+    return { ...presentApiKey({ ...row, version: 1 }), key };
+  }
+
+  list(p: Principal, params: ListParams): Promise<ListResult<ApiKeyOut>> {
+    this.assertPerson(p);
+    const qb = apiKeyListing.filter(this.repo.selectInOrg(this.db, p.organization.id, this.scope(p)), params, { dialect: this.deps.database.dialect });
+    return apiKeyListing.page(qb, params, presentApiKey);
+  }
+
+  async get(p: Principal, id: string): Promise<ApiKeyRow> {
+    this.assertPerson(p);
+    const row = await this.repo.find(this.db, p.organization.id, this.scope(p), id);
+    if (!row) throw notFound();
+    return row;
+  }
+
+  async update(p: Principal, id: string, patch: { name?: string; role?: Role }, ip: string): Promise<ApiKeyRow> {
+    this.assertPerson(p);
+    if (patch.role !== undefined) this.assertRole(p, patch.role);
+    const updated = await this.db.transaction().execute(async (trx) => {
+      const row = await this.repo.find(trx, p.organization.id, this.scope(p), id);
+      if (!row) throw notFound();
+      const changes = diff(row as unknown as Record<string, unknown>, patch);
+      if (Object.keys(changes).length === 0) return row;
+      await this.repo.update(trx, id, { ...patch, updated_at: this.deps.clock().toISOString() });
+      await this.audit.record(trx, { organizationId: p.organization.id, actorId: p.user.id, action: 'api_key.updated', targetType: 'api_key', targetId: id, ip, changes });
+      return (await this.repo.find(trx, p.organization.id, null, id)) as ApiKeyRow;
+    });
+    // A key's role changed: no process may go on answering with the old one.
+    await this.principals.changed();
+    return updated;
+  }
+
+  async revoke(p: Principal, id: string, ip: string): Promise<void> {
+    this.assertPerson(p);
+    await this.db.transaction().execute(async (trx) => {
+      const row = await this.repo.find(trx, p.organization.id, this.scope(p), id);
+      if (!row) throw notFound();
+      await this.repo.delete(trx, id);
+      await this.audit.record(trx, { organizationId: p.organization.id, actorId: p.user.id, action: 'api_key.revoked', targetType: 'api_key', targetId: id, ip, changes: { name: row.name, prefix: row.prefix } });
+    });
+    // Committed: every process forgets the key before this answers (as for a deactivated user).
+    await this.principals.changed();
+  }
+
+  /**
+   * The principal a key stands for, or 401 `Invalid API key.`: the same answer, after the same
+   * lookup, for a key that never existed and one revoked (both have no row).
+   */
+  async authenticate(key: string, ip: string): Promise<Principal> {
+    const hash = keyHash(key);
+    const cacheKey = `key:${hash}`;
+    let principal = this.principals.get(cacheKey);
+    if (!principal) {
+      const mark = this.principals.mark();
+      const row = await this.repo.byHash(this.db, hash);
+      if (!row || !timingSafeEqual(Buffer.from(row.key_hash), Buffer.from(hash))) throw invalidApiKey();
+      const found = await this.findPrincipal(row.user_id);
+      const role = row.role as Role;
+      if (!found?.is_active || ROLE_RANK[found.role as Role] < ROLE_RANK[role]) throw invalidApiKey();
+      const { org_name, org_plan, ...userRow } = found;
+      const user = Object.freeze(toUser(userRow));
+      principal = Object.freeze({
+        user,
+        organization: Object.freeze({ id: user.organization_id, name: org_name, plan: org_plan as Principal['organization']['plan'] }),
+        role,
+        isStaff: user.is_staff,
+        endedSessions: new Set<string>(),
+        apiKey: Object.freeze({ id: row.id, expiresAt: row.expires_at }),
+      });
+      this.principals.put(cacheKey, principal, mark);
+    }
+    const now = this.deps.clock();
+    if (principal.apiKey?.expiresAt && principal.apiKey.expiresAt <= now.toISOString()) throw invalidApiKey();
+    await this.noteUse(principal, ip, now);
+    return principal;
+  }
+
+  /** last_used_at (to the minute), and an audit entry the first time the key is used from an address. */
+  private async noteUse(p: Principal, ip: string, now: Date) {
+    const id = (p.apiKey as { id: string }).id;
+    const last = this.touched.get(id);
+    if (last === undefined || now.getTime() - last >= TOUCH_EVERY_MS) {
+      if (this.touched.size >= REMEMBERED) this.touched.clear();
+      this.touched.set(id, now.getTime());
+      await this.repo.touch(this.db, id, now.toISOString());
+    }
+    const seen = `${id} ${ip}`;
+    if (this.seenIps.has(seen)) return;
+    await this.db.transaction().execute(async (trx) => {
+      if (await this.repo.addIp(trx, id, ip, now.toISOString())) {
+        await this.audit.record(trx, { organizationId: p.organization.id, actorId: p.user.id, action: 'api_key.new_ip', targetType: 'api_key', targetId: id, ip, changes: { ip } });
+      }
+    });
+    if (this.seenIps.size >= REMEMBERED) this.seenIps.clear();
+    this.seenIps.add(seen);
+  }
+}
