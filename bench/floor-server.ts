@@ -8,7 +8,8 @@
  *   node --import tsx bench/floor-server.ts   # env: THREATMON_DATABASE_URL, FLOOR_PORT, FLOOR_ORG, FLOOR_HEADERS (JSON)
  *
  * Routes, as threatmon's under /api/v1: GET /incidents/<uuid>/,
- * GET /incidents/?status=open&severity=high&page_size=50, GET /monitoring/alerts/?status=new&severity=high.
+ * GET /incidents/?status=open&severity=high&page_size=50, GET /monitoring/alerts/?status=new&severity=high;
+ * and as its Have I Been Pwned surface: GET /hibp/api/v3/breachedaccount/<account> (names only).
  */
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
@@ -20,6 +21,7 @@ import type { DB } from '../src/db/schema.js';
 import { INCIDENT_JSON, IncidentsRepository } from '../src/modules/incidents/incidents.repository.js';
 import { incidentListing } from '../src/modules/incidents/incidents.lists.js';
 import { MonitoringRepository } from '../src/modules/monitoring/monitoring.repository.js';
+import { LeakAccounts } from '../src/modules/leaks/leaks.accounts.js';
 import { alertListing } from '../src/modules/monitoring/monitoring.lists.js';
 import { parseList } from '../src/http/list-query.js';
 
@@ -64,11 +66,18 @@ const envelope = (req: http.IncomingMessage, rows: Array<Record<string, unknown>
   return `{"count":${count},"next":${next},"previous":null,"results":[${rows.map((r) => r.json).join(',')}]}`;
 };
 
+const accounts = new LeakAccounts(() => db);
+const BREACHED = '/hibp/api/v3/breachedaccount/';
+
 const server = http.createServer(async (req, res) => {
   const url = req.url ?? '';
   let body: string | undefined;
   let etag: string | undefined;
-  if (url.startsWith('/api/v1/incidents/?')) body = envelope(req, await run(queries.incidents, queries.incidents.parameters));
+  if (url.startsWith(BREACHED)) {
+    const q = accounts.sourcesQuery(decodeURIComponent(url.slice(BREACHED.length).split('?')[0] ?? '')).compile();
+    const rows = await run(q, q.parameters);
+    if (rows.length) body = JSON.stringify(rows.map((r) => ({ Name: r.name })));
+  } else if (url.startsWith('/api/v1/incidents/?')) body = envelope(req, await run(queries.incidents, queries.incidents.parameters));
   else if (url.startsWith('/api/v1/monitoring/alerts/?')) body = envelope(req, await run(queries.alerts, queries.alerts.parameters));
   else if (url.startsWith('/api/v1/incidents/')) {
     const id = url.slice('/api/v1/incidents/'.length, -1);

@@ -13,7 +13,12 @@ export class LeakAccounts {
   constructor(private readonly db: () => Kysely<DB>) {}
 
   /** The sources holding `account` as an e-mail address (normalised) or a username (case aside). */
-  async sourcesOf(account: string): Promise<SourceRow[]> {
+  sourcesOf(account: string): Promise<SourceRow[]> {
+    return this.sourcesQuery(account).execute();
+  }
+
+  /** The query of sourcesOf (the bench's floor server runs it bare). */
+  sourcesQuery(account: string) {
     const email = normaliseEmail(account);
     const db = this.db();
     const ids = db
@@ -21,7 +26,7 @@ export class LeakAccounts {
       .select('source_id')
       .where('username_lower', '=', account.toLowerCase())
       .union(db.selectFrom('leak_records').select('source_id').where('email', '=', email.ok ? email.value : account.toLowerCase()));
-    return db.selectFrom('leak_sources').selectAll().where('id', 'in', ids).orderBy('name').execute();
+    return db.selectFrom('leak_sources').selectAll().where('id', 'in', ids).orderBy('name');
   }
 
   allSources(): Promise<SourceRow[]> {
