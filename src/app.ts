@@ -63,7 +63,7 @@ export function createModules(deps: AppDeps, options: { scans?: ScanOptions; bul
   const leaks = createLeaksModule({ database, clock, newId, metrics, audit: audit.log, hooks, bulkLoadWatchMs: options.bulkLoadWatchMs });
   const monitoring = createMonitoringModule({ database, clock, newId, audit: audit.log, hooks, incidents: incidents.service, outbox: events.outbox, scans: options.scans });
   const trackingTokens = createTrackingTokensModule({ database, clock, newId, counters, config, audit: audit.log, hooks, outbox: events.outbox, users: identity.users });
-  const hibp = createHibpModule({ database, clock, config, counters, metrics, keys: identity.keys, leaks: leaks.service, monitoring: monitoring.service });
+  const hibp = createHibpModule({ config, counters, metrics, keys: identity.keys, leaks: leaks.service, monitoring: monitoring.service });
   const services: Services = {
     audit: audit.log,
     tokens: identity.tokens,

@@ -30,7 +30,7 @@ const errors = {
 };
 const none = (description: string) => Type.Null({ description });
 
-export type HibpDeps = Pick<AppDeps, 'config' | 'counters' | 'metrics' | 'database' | 'clock'>;
+export type HibpDeps = Pick<AppDeps, 'config' | 'counters' | 'metrics'>;
 
 const bool = (v: string | undefined, fallback: boolean) => (v === undefined ? fallback : v.toLowerCase() !== 'false');
 

@@ -80,7 +80,20 @@ function emailParam(raw: string): string {
   return n.value;
 }
 
-const aliasOf = (email: string) => email.slice(0, email.lastIndexOf('@'));
+/**
+ * (address, value) pairs as Have I Been Pwned answers a domain: each alias (the part before @), in
+ * order, with its values sorted and once each; at most `max` aliases; null when there are none.
+ */
+function byAlias(pairs: ReadonlyArray<readonly [string, string]>, max = Infinity): Record<string, string[]> | null {
+  const grouped = new Map<string, Set<string>>();
+  for (const [email, value] of pairs) {
+    const alias = email.slice(0, email.lastIndexOf('@'));
+    if (!grouped.has(alias) && grouped.size >= max) continue;
+    grouped.set(alias, (grouped.get(alias) ?? new Set<string>()).add(value));
+  }
+  if (grouped.size === 0) return null;
+  return Object.fromEntries([...grouped].sort(([a], [b]) => (a < b ? -1 : 1)).map(([alias, values]) => [alias, [...values].sort()]));
+}
 
 /**
  * The Have I Been Pwned v3 API over threatmon's corpus: a leak source is a breach, a record's e-mail
@@ -138,16 +151,7 @@ export class HibpService {
   async breachedDomain(p: Principal, rawDomain: string): Promise<Record<string, string[]> | null> {
     const domain = domainParam(rawDomain);
     await this.assertWatched(p, domain);
-    const byAlias = new Map<string, Set<string>>();
-    for (const a of await this.leaks.accounts.addressesAt(domain)) {
-      const alias = aliasOf(a.email);
-      if (!byAlias.has(alias) && byAlias.size >= DOMAIN_SEARCH_MAX) continue;
-      const names = byAlias.get(alias) ?? new Set<string>();
-      names.add(a.source.name);
-      byAlias.set(alias, names);
-    }
-    if (byAlias.size === 0) return null;
-    return Object.fromEntries([...byAlias].sort(([a], [b]) => (a < b ? -1 : 1)).map(([alias, names]) => [alias, [...names].sort()]));
+    return byAlias((await this.leaks.accounts.addressesAt(domain)).map((a) => [a.email, a.source.name]), DOMAIN_SEARCH_MAX);
   }
 
   async subscribedDomains(p: Principal) {
@@ -207,14 +211,8 @@ export class HibpService {
   async stealerLogsByEmailDomain(p: Principal, rawDomain: string): Promise<Record<string, string[]> | null> {
     const domain = domainParam(rawDomain);
     await this.assertWatched(p, domain);
-    const byAlias = new Map<string, Set<string>>();
-    for (const a of await this.leaks.accounts.addressesAt(domain, { stealerLogsOnly: true })) {
-      if (!a.site) continue;
-      const alias = aliasOf(a.email);
-      byAlias.set(alias, (byAlias.get(alias) ?? new Set<string>()).add(a.site));
-    }
-    if (byAlias.size === 0) return null;
-    return Object.fromEntries([...byAlias].sort(([a], [b]) => (a < b ? -1 : 1)).map(([alias, sites]) => [alias, [...sites].sort()]));
+    const stolen = await this.leaks.accounts.addressesAt(domain, { stealerLogsOnly: true });
+    return byAlias(stolen.flatMap((a) => (a.site ? [[a.email, a.site] as [string, string]] : [])));
   }
 
   range(prefix: string, pad: boolean, mode: HashMode): Promise<string> {

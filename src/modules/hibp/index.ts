@@ -6,9 +6,8 @@ import type { MonitoringService } from '../monitoring/index.js';
 import { HIBP_PREFIX, hibpRoutes } from './hibp.routes.js';
 import { HibpService } from './hibp.service.js';
 
-
 /** What the Have I Been Pwned surface is made from. */
-export type HibpModuleDeps = Pick<AppDeps, 'config' | 'counters' | 'metrics' | 'database' | 'clock'> & {
+export type HibpModuleDeps = Pick<AppDeps, 'config' | 'counters' | 'metrics'> & {
   keys: ApiKeysService;
   leaks: LeaksService;
   monitoring: MonitoringService;

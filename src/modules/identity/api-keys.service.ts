@@ -7,8 +7,8 @@ import { type AuditLog, diff } from '../audit/index.js';
 import { apiKeyListing } from './api-keys.lists.js';
 import type { ApiKeyRow, ApiKeysRepository } from './api-keys.repository.js';
 import type { ApiKeyOut } from './api-keys.schemas.js';
-import { hasRole, type Principal } from './principal.js';
-import { ROLE_RANK, type Role, toUser, type UsersRepository } from './users.repository.js';
+import { framePrincipal, hasRole, type Principal } from './principal.js';
+import { ROLE_RANK, type Role, type UsersRepository } from './users.repository.js';
 
 /** `tm_` and 43 characters of base64url: 256 bits from the CSPRNG. */
 const KEY_BYTES = 32;
@@ -171,16 +171,7 @@ export class ApiKeysService {
       const found = await this.findPrincipal(row.user_id);
       const role = row.role as Role;
       if (!found?.is_active || ROLE_RANK[found.role as Role] < ROLE_RANK[role]) throw invalidApiKey();
-      const { org_name, org_plan, ...userRow } = found;
-      const user = Object.freeze(toUser(userRow));
-      principal = Object.freeze({
-        user,
-        organization: Object.freeze({ id: user.organization_id, name: org_name, plan: org_plan as Principal['organization']['plan'] }),
-        role,
-        isStaff: user.is_staff,
-        endedSessions: new Set<string>(),
-        apiKey: Object.freeze({ id: row.id, expiresAt: row.expires_at }),
-      });
+      principal = framePrincipal(found, { role, endedSessions: new Set<string>(), apiKey: { id: row.id, expiresAt: row.expires_at } });
       this.principals.put(cacheKey, principal, mark);
     }
     const now = this.deps.clock();

@@ -1,14 +1,13 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import type { Plan } from '../../config.js';
 import type { AppDeps } from '../../deps.js';
 import { clientOf } from '../../http/client.js';
 import { AppError, forbidden } from '../../http/errors.js';
 import type { Hooks } from '../../runtime/hooks.js';
 import type { PrincipalCache } from '../../runtime/principal-cache.js';
 import type { AppHooks } from '../hooks.js';
-import { type Role, toUser, UsersRepository } from './users.repository.js';
-import { type Principal, requireRole } from './principal.js';
+import { type Role, UsersRepository } from './users.repository.js';
+import { framePrincipal, type Principal, requireRole } from './principal.js';
 import { SessionsRepository } from './sessions.repository.js';
 import { assertActive, LEEWAY_SECONDS, unauthenticated, type TokenService } from './tokens.js';
 import { type ApiKeysService, isApiKey } from './api-keys.service.js';
@@ -84,18 +83,8 @@ export const authenticate = fp(
         const mark = principals.mark();
         const row = await findPrincipal(claims.sub);
         assertActive(row);
-        const { org_name, org_plan, ...userRow } = row;
-        const user = Object.freeze(toUser(userRow));
         const issuedSince = new Date(deps.clock().getTime() - (deps.config.accessTtlSeconds + LEEWAY_SECONDS) * 1000).toISOString();
-        const endedSessions = new Set(await sessions.endedSince(db, user.id, issuedSince));
-        // Shared by the requests that find it remembered: frozen, so none of them can change it for the others.
-        principal = Object.freeze({
-          user,
-          organization: Object.freeze({ id: user.organization_id, name: org_name, plan: org_plan as Plan }),
-          role: user.role,
-          isStaff: user.is_staff,
-          endedSessions,
-        });
+        principal = framePrincipal(row, { endedSessions: new Set(await sessions.endedSince(db, row.id, issuedSince)) });
         principals.put(claims.sub, principal, mark);
       }
       if (principal.endedSessions.has(claims.sid)) throw unauthenticated('token_invalid', 'Session has ended: log in again.');

@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { Plan } from '../../config.js';
 import { forbidden } from '../../http/errors.js';
-import { ROLE_RANK, type Role, type User } from './users.repository.js';
+import { ROLE_RANK, type Role, toUser, type User, type UserRow } from './users.repository.js';
 import { unauthenticated } from './tokens.js';
 
 /** Who a request is by: its user, organization and role, as the authentication hook found them. */
@@ -17,6 +17,27 @@ export interface Principal {
   endedSessions: ReadonlySet<string>;
   /** Set when the request came with an API key: the key, acting as `user` with `role`. */
   apiKey?: { id: string; expiresAt: string | null };
+}
+
+/**
+ * The principal of a user row with its organization's name and plan (UsersRepository's
+ * principalLookup): frozen, since the requests that find it remembered share it. `role` is the
+ * user's unless an API key acting for the user has its own.
+ */
+export function framePrincipal(
+  row: UserRow & { org_name: string; org_plan: string },
+  parts: { endedSessions: ReadonlySet<string>; role?: Role; apiKey?: Principal['apiKey'] },
+): Principal {
+  const { org_name, org_plan, ...userRow } = row;
+  const user = Object.freeze(toUser(userRow));
+  return Object.freeze({
+    user,
+    organization: Object.freeze({ id: user.organization_id, name: org_name, plan: org_plan as Plan }),
+    role: parts.role ?? user.role,
+    isStaff: user.is_staff,
+    endedSessions: parts.endedSessions,
+    ...(parts.apiKey && { apiKey: Object.freeze(parts.apiKey) }),
+  });
 }
 
 declare module 'fastify' {

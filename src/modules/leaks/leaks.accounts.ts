@@ -45,7 +45,7 @@ export class LeakAccounts {
    * The e-mail addresses at exactly `domain` (not its subdomains), each with the sources it is in
    * and whether it is in a stealer log, the site (record domain) it was stolen for.
    */
-  async addressesAt(domain: string, options: { stealerLogsOnly?: boolean } = {}): Promise<Array<{ email: string; source: SourceRow; site: string | null }>> {
+  async addressesAt(domain: string, options: { stealerLogsOnly?: boolean } = {}): Promise<Array<{ email: string; source: Pick<SourceRow, 'name' | 'is_spam_list'>; site: string | null }>> {
     const rev = reverseDomain(domain);
     const db = this.db();
     const suffix = `@${domain}`;
@@ -53,20 +53,15 @@ export class LeakAccounts {
       let q = db
         .selectFrom('leak_records')
         .innerJoin('leak_sources', 'leak_sources.id', 'leak_records.source_id')
-        .select(['leak_records.email', 'leak_records.domain', 'leak_records.source_id'])
+        .select(['leak_records.email', 'leak_records.domain', 'leak_sources.name', 'leak_sources.is_spam_list'])
         .where(`leak_records.${column}`, '=', rev)
         .where('leak_records.email', 'is not', null);
       if (options.stealerLogsOnly) q = q.where('leak_sources.kind', '=', 'stealer_log');
       return q;
     };
+    // The source's name and flag come with each row: no second read of the sources.
     const rows = await byColumn('domain_rev').union(byColumn('email_domain_rev')).execute();
-    const sources = new Map((await this.allSources()).map((s) => [s.id, s]));
-    const out: Array<{ email: string; source: SourceRow; site: string | null }> = [];
-    for (const r of rows) {
-      const source = sources.get(r.source_id);
-      if (r.email?.endsWith(suffix) && source) out.push({ email: r.email, source, site: r.domain });
-    }
-    return out;
+    return rows.flatMap((r) => (r.email?.endsWith(suffix) ? [{ email: r.email, source: { name: r.name, is_spam_list: r.is_spam_list }, site: r.domain }] : []));
   }
 
   /** The sites (record domains) a stealer log holds credentials of `email` for. */
