@@ -5,7 +5,7 @@
  * With --monitors N, N active monitors (bench/seed-monitors.mjs) are in the database first: every
  * record is matched against them, and the alerts raised are reported.
  *
- * With --bulk (SQLite), one bulk load spans every file, as `import-leaks --bulk` does for one: the
+ * With --bulk, one bulk load spans every file, as `import-leaks --bulk` does for one: the
  * search indexes are set aside first and rebuilt after the last file, and that rebuild is inside
  * the measured time. `load_seconds` is the time up to the end of the last file, before that rebuild
  * (and the checkpoint that follows it).
@@ -41,7 +41,7 @@ let peakRss = 0;
 const sample = setInterval(() => {
   peakRss = Math.max(peakRss, process.memoryUsage().rss);
 }, 200);
-if (bulk) services.leaks.beginBulkLoad();
+if (bulk) await services.leaks.beginBulkLoad();
 for (const f of files) {
   const r = await importLeaks(services.leaks, { file: path.join(folder, f), source: `Bench ${f.replace(/\.ndjson$/, '')}`, createSource: true, progress: false, afterLargeLoad: false, out: fs.createWriteStream('/dev/null') });
   const rejected = r.rejected.length + (r.rejected_not_listed ?? 0);
@@ -52,7 +52,7 @@ for (const f of files) {
 const loadSeconds = (Date.now() - started) / 1000;
 const steps = {};
 // As import-leaks --bulk ends it: rebuilt here, unless another import is still loading (see endBulkLoad).
-if (bulk) services.leaks.endBulkLoad((step, ms) => (steps[step] = ms));
+if (bulk) await services.leaks.endBulkLoad((step, ms) => (steps[step] = ms));
 // Once for the whole load, as import-leaks does after one large file (VACUUM ANALYZE on PostgreSQL).
 await services.leaks.afterLargeLoad();
 clearInterval(sample);

@@ -224,6 +224,12 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   });
   app.addHook('onReady', async () => {
     for (const l of modules.lifecycles) l.ready(app.log);
+    // Every API process routes its own reads: each checks the replicas (the first round before it serves).
+    const replicas = deps.database.replicas;
+    if (replicas) {
+      replicas.log = app.log;
+      await replicas.start();
+    }
   });
   if (options.jobs) {
     app.addHook('onReady', async () => {

@@ -39,6 +39,12 @@ export interface Config {
   readonly pgPreparedStatements: boolean;
   /** How long an API process may answer "is this user still active" from memory (0: ask the database every time). */
   readonly principalCacheMs: number;
+  /** PostgreSQL read replicas for leak searches, statistics and saved-search runs (THREATMON_DATABASE_READ_URLS). */
+  readonly databaseReadUrls: readonly string[];
+  /** A replica further behind than this is skipped until it catches up (THREATMON_REPLICA_MAX_LAG, seconds). */
+  readonly replicaMaxLagMs: number;
+  /** How often each replica's health and lag are checked (THREATMON_REPLICA_CHECK_MS; 0: at start-up only). */
+  readonly replicaCheckMs: number;
   /** The Have I Been Pwned-compatible password range answers without an API key (k-anonymity: it reveals only counts of suffixes). */
   readonly hibpPublicRange: boolean;
 }
@@ -172,6 +178,15 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     }
   }
 
+  const databaseReadUrls = (env.THREATMON_DATABASE_READ_URLS || '')
+    .split(',')
+    .map((u) => u.trim())
+    .filter(Boolean);
+  for (const u of databaseReadUrls) {
+    if (databaseKind !== 'postgres') throw new ConfigError('THREATMON_DATABASE_READ_URLS', 'read replicas are for PostgreSQL: set THREATMON_DATABASE_URL to postgres://... too');
+    if (!/^postgres(ql)?:\/\/[^/\s]+/.test(u)) throw new ConfigError('THREATMON_DATABASE_READ_URLS', `expected comma-separated postgres://... URLs, got "${u.replace(/\/\/[^@/]*@/, '//***@')}"`);
+  }
+
   const publicUrl = parsePublicUrl('THREATMON_PUBLIC_URL', env.THREATMON_PUBLIC_URL || '');
 
   const logLevel = (env.THREATMON_LOG_LEVEL || 'info').toLowerCase() as LogLevel;
@@ -220,6 +235,9 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     pgPreparedStatements: readBool(env, 'THREATMON_PG_PREPARED_STATEMENTS', true),
     principalCacheMs: parseMilliseconds('THREATMON_PRINCIPAL_CACHE_MS', env.THREATMON_PRINCIPAL_CACHE_MS || '2000'),
     hibpPublicRange: readBool(env, 'THREATMON_HIBP_PUBLIC_RANGE', false),
+    databaseReadUrls,
+    replicaMaxLagMs: readDuration(env, 'THREATMON_REPLICA_MAX_LAG', 5) * 1000,
+    replicaCheckMs: parseMilliseconds('THREATMON_REPLICA_CHECK_MS', env.THREATMON_REPLICA_CHECK_MS || '1000'),
     ...overrides,
   };
   return Object.freeze(config);

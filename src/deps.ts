@@ -48,15 +48,18 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): AppDe
       counters = new MemoryCounterStore(() => clock().getTime());
     }
   }
+  const database = overrides.database ?? createDatabase(config);
+  const metrics = new Metrics(config.metrics);
+  if (database.replicas) metrics.watchReplicas(database.replicas.states);
   return {
     config,
-    database: overrides.database ?? createDatabase(config),
+    database,
     clock,
     // UUIDv7: time-ordered, so the id tiebreak of a list keeps insertion order.
     newId: overrides.newId ?? uuidV7Ids(),
     counters,
     redisPing,
-    metrics: new Metrics(config.metrics),
+    metrics,
     principals: new PrincipalCache<unknown>(config.principalCacheMs),
   };
 }

@@ -30,7 +30,7 @@ export interface ImportOptions {
   /** Where the progress and summary go (stderr by default). */
   out?: NodeJS.WriteStream;
   progress?: boolean;
-  /** SQLite: set the search indexes aside while loading and rebuild them at the end (see bulk-load.ts). */
+  /** Set the search indexes aside while loading and rebuild them at the end (see leaks.bulk-load.ts, leaks.bulk-load-pg.ts). */
   bulk?: boolean;
   /** Run leaks.afterLargeLoad() after a large file (default true; a caller loading many files runs it once at the end). */
   afterLargeLoad?: boolean;
@@ -78,8 +78,7 @@ export async function importLeaks(leaks: LeaksService, opts: ImportOptions): Pro
     out.write(`Leak source "${opts.source}" is now of kind ${opts.kind}.\n`);
   }
   if (opts.bulk) {
-    if (!leaks.supportsBulkLoad) throw new ImportError('--bulk is for the embedded SQLite database; on PostgreSQL the indexes are kept up to date as records arrive');
-    leaks.beginBulkLoad();
+    await leaks.beginBulkLoad();
     out.write('Bulk load: search indexes are set aside until the end of the file (searches are slower meanwhile).\n');
   }
   const restoreCache = leaks.importPageCache();
@@ -91,7 +90,7 @@ export async function importLeaks(leaks: LeaksService, opts: ImportOptions): Pro
     restoreCache();
     if (opts.bulk) {
       const started = Date.now();
-      const ended = leaks.endBulkLoad(undefined, () =>
+      const ended = await leaks.endBulkLoad(undefined, () =>
         out.write(`Rebuilding search indexes${opts.signal?.aborted ? ' (Ctrl-C again to quit now and leave the rebuild to the next import or to threatmon serve)' : ''}...\n`),
       );
       if (ended === 'left to another import') out.write('Another bulk import is still loading into this database: it rebuilds the search indexes when it ends.\n');

@@ -28,9 +28,9 @@ async function bootstrap(deps: AppDeps, services: ReturnType<typeof createServic
 }
 
 /** A bulk load that was killed left search indexes out: rebuild them before serving. One in progress is left to its importer. */
-function finishInterruptedBulkLoad(services: ReturnType<typeof createServices>, log: { info(obj: object, msg: string): void }): void {
+async function finishInterruptedBulkLoad(services: ReturnType<typeof createServices>, log: { info(obj: object, msg: string): void }): Promise<void> {
   const started = Date.now();
-  const outcome = services.leaks.finishInterruptedBulkLoad((step, ms) => log.info({ step, ms }, 'bulk load: rebuilt'));
+  const outcome = await services.leaks.finishInterruptedBulkLoad((step, ms) => log.info({ step, ms }, 'bulk load: rebuilt'));
   if (outcome === 'finished') log.info({ ms: Date.now() - started }, 'finished an interrupted bulk load of the leak corpus');
   if (outcome === 'in progress') log.info({}, 'a bulk load of the leak corpus is in progress in another process: its importer rebuilds the search indexes when it ends');
 }
@@ -63,7 +63,7 @@ export async function serve(cfg: Config): Promise<void> {
   if (cfg.workers > 1) return servePrimary(cfg);
   const app = await buildApp(cfg, { jobs: true });
   await bootstrap(app.deps, app.services);
-  finishInterruptedBulkLoad(app.services, app.log);
+  await finishInterruptedBulkLoad(app.services, app.log);
   closeOnSignals(app);
   await app.listen({ host: cfg.host, port: cfg.port });
 }
@@ -95,7 +95,7 @@ async function servePrimary(cfg: Config): Promise<void> {
     await migrateToLatest(deps.database.db);
     const services = createServices(deps);
     await bootstrap(deps, services);
-    finishInterruptedBulkLoad(services, log);
+    await finishInterruptedBulkLoad(services, log);
   } finally {
     await deps.counters.close();
     await deps.database.close();

@@ -1,10 +1,14 @@
 import { hash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, type SqliteDatabase, SqliteDialect, type SqliteStatement, sql } from 'kysely';
 import pg from 'pg';
+import { from as copyFrom } from 'pg-copy-streams';
 import type { Config } from '../config.js';
+import { ReadReplicas, replicaName } from './replicas.js';
 import { leakRecordKey } from './migrations/0007_leak_record_keys.js';
 import type { DB } from './schema.js';
 
@@ -18,6 +22,13 @@ export interface Database {
    * and run it per row. It is the same single connection, so it joins any open Kysely transaction.
    */
   readonly sqlite?: SQLite.Database;
+  /**
+   * PostgreSQL: `COPY ... FROM STDIN` of `chunks` (COPY text format) on `db`'s connection, so that
+   * it joins `db`'s transaction. Returns the rows copied.
+   */
+  copyFrom?(db: Kysely<DB>, copySql: string, chunks: Iterable<string>): Promise<number>;
+  /** PostgreSQL read replicas (THREATMON_DATABASE_READ_URLS), when there are any. */
+  readonly replicas?: ReadReplicas;
   /** Throws when the database cannot answer. */
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -182,7 +193,9 @@ function pgTypes() {
   return types as unknown as pg.CustomTypesConfig;
 }
 
-export function createDatabase(config: Pick<Config, 'databaseUrl' | 'databaseKind'> & Partial<Pick<Config, 'pgPreparedStatements'>>): Database {
+export function createDatabase(
+  config: Pick<Config, 'databaseUrl' | 'databaseKind'> & Partial<Pick<Config, 'pgPreparedStatements' | 'databaseReadUrls' | 'replicaMaxLagMs' | 'replicaCheckMs'>>,
+): Database {
   if (config.databaseKind === 'sqlite') {
     const raw = openSqlite(config.databaseUrl.slice('sqlite:'.length));
     const wrapped = wrapSqlite(raw);
@@ -203,22 +216,84 @@ export function createDatabase(config: Pick<Config, 'databaseUrl' | 'databaseKin
       close: () => db.destroy(),
     };
   }
-  const pool = new pg.Pool({
-    connectionString: config.databaseUrl,
-    max: 10,
-    connectionTimeoutMillis: 5000,
-    types: pgTypes(),
-  });
-  // An idle client's error (server restart) must not crash the process; the next query reconnects.
-  pool.on('error', () => {});
-  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: config.pgPreparedStatements === false ? pool : preparingPool(pool) }) });
+  const newPool = (connectionString: string) => {
+    const pool = new pg.Pool({ connectionString, max: 10, connectionTimeoutMillis: 5000, types: pgTypes() });
+    // An idle client's error (server restart) must not crash the process; the next query reconnects.
+    pool.on('error', () => {});
+    return pool;
+  };
+  const pool = newPool(config.databaseUrl);
+  const readUrls = config.databaseReadUrls ?? [];
+  let replicas: ReadReplicas | undefined;
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: clientsOf(pool, config.pgPreparedStatements !== false, () => replicas) }) });
+  if (readUrls.length) {
+    replicas = new ReadReplicas(db, readUrls.map(newPool), readUrls.map(replicaName), { maxLagMs: config.replicaMaxLagMs ?? 5000, checkMs: config.replicaCheckMs ?? 1000 });
+  }
   return {
     db,
     dialect: 'postgres',
+    replicas,
+    async copyFrom(on, copySql, chunks) {
+      const token = `${process.pid}.${++copyCount}`;
+      pendingCopies.set(token, { copySql, chunks });
+      try {
+        const { rows } = await sql<{ n: number }>`${sql.raw(`${COPY_MARKER}${token} */`)}`.execute(on);
+        return rows[0]?.n ?? 0;
+      } finally {
+        pendingCopies.delete(token);
+      }
+    },
     async ping() {
       await sql`select 1`.execute(db);
     },
-    close: () => db.destroy(),
+    async close() {
+      replicas?.stop();
+      await db.destroy();
+    },
+  };
+}
+
+/**
+ * Kysely hands a statement's text and values to the connection and nothing else, so a COPY on a
+ * transaction's connection is asked for by a statement naming it (see Database.copyFrom): the
+ * connection runs the COPY it names instead.
+ */
+const COPY_MARKER = '/* threatmon copy ';
+const pendingCopies = new Map<string, { copySql: string; chunks: Iterable<string> }>();
+let copyCount = 0;
+
+/**
+ * The pool Kysely takes: a client of the primary, or of the read replica chosen for the read in
+ * progress (see ReadReplicas.read); each runs COPY statements (see COPY_MARKER) and, when
+ * `prepare`, keeps plans (see preparing).
+ */
+function clientsOf(pool: pg.Pool, prepare: boolean, replicas: () => ReadReplicas | undefined) {
+  const seen = new WeakSet<pg.PoolClient>();
+  return {
+    async connect() {
+      const r = replicas();
+      const replica = r?.scope.getStore();
+      const client = await (replica === undefined ? pool : (r?.pools[replica] as pg.Pool)).connect();
+      if (seen.has(client)) return client;
+      seen.add(client);
+      // A connection cut while checked out (a bulk load holds one for minutes) must not crash the
+      // process: its next query fails instead, and the pool drops it when it is released.
+      client.on('error', () => {});
+      const query = client.query.bind(client) as PgQuery;
+      const run = prepare ? preparing(client, query) : query;
+      (client as unknown as { query: PgQuery }).query = async (text, values) => {
+        if (typeof text !== 'string' || !text.startsWith(COPY_MARKER)) return run(text, values);
+        const job = pendingCopies.get(text.slice(COPY_MARKER.length, -3));
+        if (!job) throw new Error('COPY statement without rows');
+        const stream = copyFrom(job.copySql);
+        await pipeline(Readable.from(job.chunks), query(stream) as unknown as NodeJS.WritableStream);
+        return { command: 'COPY', rowCount: stream.rowCount, rows: [{ n: stream.rowCount }] };
+      };
+      return client;
+    },
+    async end() {
+      await Promise.all([pool.end(), replicas()?.close()]);
+    },
   };
 }
 
@@ -243,37 +318,25 @@ type PgQuery = (text: unknown, values?: unknown[]) => Promise<unknown>;
  * returns ("cached plan must not change result type"), the statement is dropped and run again.
  * THREATMON_PG_PREPARED_STATEMENTS=false turns this off (for a pooler that cannot keep them).
  */
-function preparingPool(pool: pg.Pool) {
-  const prepared = new WeakSet<pg.PoolClient>();
-  return {
-    async connect() {
-      const client = await pool.connect();
-      if (!prepared.has(client)) {
-        prepared.add(client);
-        const query = client.query.bind(client) as PgQuery;
-        const names = new Set<string>();
-        (client as unknown as { query: PgQuery }).query = async (text, values) => {
-          if (typeof text !== 'string' || text.length > MAX_PREPARED_TEXT || !PREPARABLE.test(text)) return query(text, values);
-          const name = `tm_${hash('sha1', text, 'hex').slice(0, 24)}`;
-          if (!names.has(name) && names.size >= MAX_PREPARED_PER_CONNECTION) return query(text, values);
-          names.add(name);
-          try {
-            return await query({ name, text, values });
-          } catch (err) {
-            if ((err as { code?: string }).code !== '0A000' || !/cached plan/.test(String((err as Error).message))) throw err;
-            // Inside a transaction this fails too (it is aborted): the error stands, and the
-            // statement is dropped the next time it runs outside one.
-            await query(`deallocate "${name}"`).catch(() => {
-              throw err;
-            });
-            const kept = (client as unknown as { connection?: { parsedStatements?: Record<string, string> } }).connection?.parsedStatements;
-            if (kept) delete kept[name];
-            return query({ name, text, values });
-          }
-        };
-      }
-      return client;
-    },
-    end: () => pool.end(),
+function preparing(client: pg.PoolClient, query: PgQuery): PgQuery {
+  const names = new Set<string>();
+  return async (text, values) => {
+    if (typeof text !== 'string' || text.length > MAX_PREPARED_TEXT || !PREPARABLE.test(text)) return query(text, values);
+    const name = `tm_${hash('sha1', text, 'hex').slice(0, 24)}`;
+    if (!names.has(name) && names.size >= MAX_PREPARED_PER_CONNECTION) return query(text, values);
+    names.add(name);
+    try {
+      return await query({ name, text, values });
+    } catch (err) {
+      if ((err as { code?: string }).code !== '0A000' || !/cached plan/.test(String((err as Error).message))) throw err;
+      // Inside a transaction this fails too (it is aborted): the error stands, and the
+      // statement is dropped the next time it runs outside one.
+      await query(`deallocate "${name}"`).catch(() => {
+        throw err;
+      });
+      const kept = (client as unknown as { connection?: { parsedStatements?: Record<string, string> } }).connection?.parsedStatements;
+      if (kept) delete kept[name];
+      return query({ name, text, values });
+    }
   };
 }

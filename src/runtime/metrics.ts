@@ -52,6 +52,32 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  /** Read replicas as last checked (see db/replicas.ts): set by watchReplicas. */
+  private replicaStates: ReadonlyArray<{ name: string; healthy: boolean; lagSeconds: number | null }> = [];
+  readonly replicaHealthy = new Gauge({
+    name: 'threatmon_db_replica_healthy',
+    help: 'Whether this process sends reads to the read replica (1) or skips it as down or lagging (0).',
+    labelNames: ['replica'] as const,
+    registers: [this.registry],
+    collect: () => {
+      for (const r of this.replicaStates) this.replicaHealthy.set({ replica: r.name }, r.healthy ? 1 : 0);
+    },
+  });
+  readonly replicaLag = new Gauge({
+    name: 'threatmon_db_replica_lag_seconds',
+    help: 'How far the read replica was behind the primary at its last check (absent while unreachable).',
+    labelNames: ['replica'] as const,
+    registers: [this.registry],
+    collect: () => {
+      this.replicaLag.reset();
+      for (const r of this.replicaStates) if (r.lagSeconds !== null) this.replicaLag.set({ replica: r.name }, r.lagSeconds);
+    },
+  });
+
+  watchReplicas(states: ReadonlyArray<{ name: string; healthy: boolean; lagSeconds: number | null }>): void {
+    this.replicaStates = states;
+  }
+
   /** The exposition text; in a cluster worker, the sum over every worker (see src/cluster.ts). */
   collect: () => Promise<string> = () => this.registry.metrics();
 

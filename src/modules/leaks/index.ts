@@ -29,16 +29,16 @@ export type LeaksDeps = Pick<AppDeps, 'database' | 'clock' | 'newId' | 'metrics'
 export function createLeaksModule(ctx: LeaksDeps) {
   const service = new LeaksService(ctx, ctx.audit, ctx.hooks);
   ctx.hooks.on('auth.breachCheck', (password, db) => service.isBreached(password, db));
-  // SQLite: a bulk load whose importers are gone (killed, or silent for BULK_LOAD_ALIVE_MS) is
+  // A bulk load whose importers are gone (killed; on SQLite also silent for BULK_LOAD_ALIVE_MS) is
   // finished here, however long after start-up that happens. The rebuild holds this process while it
   // runs (seconds per million records), as it would an import's.
   const abandoned: JobLoop = new JobLoop(
     async () => {
-      if (service.finishInterruptedBulkLoad() === 'finished') abandoned.log?.info?.({}, 'finished an abandoned bulk load of the leak corpus: its search indexes are rebuilt');
+      if ((await service.finishInterruptedBulkLoad()) === 'finished') abandoned.log?.info?.({}, 'finished an abandoned bulk load of the leak corpus: its search indexes are rebuilt');
     },
     'bulk loads: finishing an abandoned one failed',
     { pollMs: ctx.bulkLoadWatchMs ?? BULK_LOAD_WATCH_MS },
   );
-  const jobs: BackgroundJob[] = ctx.database.sqlite ? [{ name: 'abandoned bulk loads', start: (log) => abandoned.start(log), stop: () => abandoned.stop() }] : [];
+  const jobs: BackgroundJob[] = [{ name: 'abandoned bulk loads', start: (log) => abandoned.start(log), stop: () => abandoned.stop() }];
   return { name: 'leaks', service, routes: [bind(leaksRoutes, { leaks: service })], jobs } as const;
 }

@@ -52,6 +52,36 @@ export function recordValues(r: NormalisedRecord, id: string, sourceId: string, 
   return [id, sourceId, r.email, r.username, r.username_lower, r.domain, r.domain_rev, r.ip, r.ip_key, r.phone, r.full_name, r.password_sha1, r.password_masked, JSON.stringify(r.extra), r.leaked_at, r.key ?? recordKey(sourceId, r.fingerprint), r.search_text, r.email_domain_rev, r.severity, r.password_ntlm, at];
 }
 
+/** PostgreSQL: a batch of this many records or more is written with COPY (see copyRecords); fewer, with INSERTs. */
+export const COPY_FROM_RECORDS = 100;
+
+/** A value in COPY's text format: \N for null, and the four characters COPY reads as special escaped. */
+function copyText(v: string | null): string {
+  if (v === null) return '\\N';
+  return /[\\\t\n\r]/.test(v) ? v.replace(/[\\\t\n\r]/g, (c) => COPY_ESCAPES[c] as string) : v;
+}
+const COPY_ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
+
+/** A batch's rows in COPY's text format (RECORD_COLUMNS order), in chunks of 256 rows. */
+export function* copyChunks(records: NormalisedRecord[], ids: string[], sourceId: string, at: string): Generator<string> {
+  let chunk = '';
+  for (let i = 0; i < records.length; i++) {
+    const values = recordValues(records[i] as NormalisedRecord, ids[i] as string, sourceId, at);
+    let line = '';
+    for (let c = 0; c < values.length; c++) {
+      const v = values[c];
+      // The key (bytea) in its hex form, whose backslash COPY's text format escapes.
+      line += (c ? '\t' : '') + (v instanceof Uint8Array ? `\\\\x${Buffer.from(v).toString('hex')}` : copyText(v as string | null));
+    }
+    chunk += `${line}\n`;
+    if ((i & 255) === 255) {
+      yield chunk;
+      chunk = '';
+    }
+  }
+  if (chunk) yield chunk;
+}
+
 /** The hash a password range is of: SHA-1 (the default) or NTLM, as Have I Been Pwned's `mode` says. */
 export type HashMode = 'sha1' | 'ntlm';
 
@@ -156,20 +186,8 @@ export class LeaksRepository {
       }
     } else {
       const ids = records.map(() => this.newId());
-      const rows = records.map((r, i) => Object.fromEntries(recordValues(r, ids[i] as string, sourceId, at).map((v, c) => [RECORD_COLUMNS[c], v])) as Insertable<LeakRecordsTable>);
-      // In key order: concurrent ingests of the same records then lock their keys in the same
-      // order, and wait for one another instead of deadlocking (as the counters and words do).
-      rows.sort((a, b) => Buffer.compare(a.fingerprint as Uint8Array, b.fingerprint as Uint8Array));
-      const returnedIds = new Set<string>();
-      for (let i = 0; i < rows.length; i += 500) {
-        const returned = await trx
-          .insertInto('leak_records')
-          .values(rows.slice(i, i + 500))
-          .onConflict((oc) => oc.column('fingerprint').doNothing())
-          .returning('id')
-          .execute();
-        for (const { id } of returned) returnedIds.add(id);
-      }
+      const returned = records.length >= COPY_FROM_RECORDS && this.database.copyFrom ? await this.copyRecords(trx, records, ids, sourceId, at) : await this.insertRows(trx, records, ids, sourceId, at);
+      const returnedIds = new Set(returned);
       records.forEach((r, i) => {
         const id = ids[i] as string;
         if (returnedIds.has(id)) {
@@ -180,6 +198,44 @@ export class LeaksRepository {
       if (inserted.length) await this.addWords(trx, inserted);
     }
     return { inserted, insertedIds };
+  }
+
+  /** PostgreSQL, a small batch: multi-row INSERTs. Returns the ids of the rows that were new. */
+  private async insertRows(trx: Kysely<DB>, records: NormalisedRecord[], ids: string[], sourceId: string, at: string): Promise<string[]> {
+    const rows = records.map((r, i) => Object.fromEntries(recordValues(r, ids[i] as string, sourceId, at).map((v, c) => [RECORD_COLUMNS[c], v])) as Insertable<LeakRecordsTable>);
+    // In key order: concurrent ingests of the same records then lock their keys in the same
+    // order, and wait for one another instead of deadlocking (as the counters and words do).
+    rows.sort((a, b) => Buffer.compare(a.fingerprint as Uint8Array, b.fingerprint as Uint8Array));
+    const returned: string[] = [];
+    for (let i = 0; i < rows.length; i += 500) {
+      const page = await trx
+        .insertInto('leak_records')
+        .values(rows.slice(i, i + 500))
+        .onConflict((oc) => oc.column('fingerprint').doNothing())
+        .returning('id')
+        .execute();
+      for (const { id } of page) returned.push(id);
+    }
+    return returned;
+  }
+
+  /**
+   * PostgreSQL, a batch of COPY_FROM_RECORDS or more: COPY into a temporary table of this
+   * connection (unlogged, no indexes), then one INSERT ... SELECT of it in key order (see
+   * insertRows) that skips the keys already stored, the same rule as a row-by-row insert.
+   * Returns the ids of the rows that were new.
+   */
+  private async copyRecords(trx: Kysely<DB>, records: NormalisedRecord[], ids: string[], sourceId: string, at: string): Promise<string[]> {
+    const copyFrom = this.database.copyFrom as NonNullable<Database['copyFrom']>;
+    await sql`create temporary table if not exists leak_records_incoming as select ${sql.join(RECORD_COLUMNS.map((c) => sql.ref(c)))} from leak_records with no data`.execute(trx);
+    await copyFrom(trx, `copy leak_records_incoming (${RECORD_COLUMNS.join(', ')}) from stdin`, copyChunks(records, ids, sourceId, at));
+    const columns = sql.join(RECORD_COLUMNS.map((c) => sql.ref(c)));
+    const { rows } = await sql<{ id: string }>`insert into leak_records (${columns}) select ${columns} from leak_records_incoming order by fingerprint
+      on conflict (fingerprint) do nothing returning id`.execute(trx);
+    // Emptied by TRUNCATE, not DELETE: no vacuum visits a temporary table, so deleted rows would
+    // stay in it and every later batch would read past them.
+    await sql`truncate leak_records_incoming`.execute(trx);
+    return rows.map((r) => r.id);
   }
 
   /** Adds `deltas` to the corpus counters, or (domains) to the per-domain counts. */

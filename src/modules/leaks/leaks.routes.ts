@@ -39,12 +39,12 @@ export const leaksRoutes: FastifyPluginAsyncTypebox<{ leaks: LeaksService }> = a
         tags,
         summary: 'Search the leak corpus',
         description:
-          'At least one of q, email, domain, username, ip, phone, source is required (400 otherwise). Criteria combine with AND. `domain` includes subdomains unless `exact_domain=true`; `ip` takes an address or a CIDR range. The count is exact. Default order `-created_at`. While a bulk load of the corpus is being indexed (SQLite, `import-leaks --bulk`), a search with `q` answers 503 with `Retry-After`, never a count that leaves records out; every other criterion answers.',
+          'At least one of q, email, domain, username, ip, phone, source is required (400 otherwise). Criteria combine with AND. `domain` includes subdomains unless `exact_domain=true`; `ip` takes an address or a CIDR range. The count is exact. Default order `-created_at`. While a bulk load of the corpus is being indexed (SQLite, `import-leaks --bulk`), a search with `q` answers 503 with `Retry-After`, never a count that leaves records out; every other criterion answers. With read replicas (THREATMON_DATABASE_READ_URLS) it reads a replica at most THREATMON_REPLICA_MAX_LAG behind, and the primary until a replica has replayed the caller organization\'s own writes to the corpus.',
         querystring: listQuerystring(leakSearch),
         response: { 200: PageSchema(LeakRecordSchema), ...errorResponses(400, 401, 404, 503) },
       },
     },
-    async (request, reply) => sendJsonPage(reply, envelope(request, await leaks.search(parseLeakSearch(request.query)))),
+    async (request, reply) => sendJsonPage(reply, envelope(request, await leaks.search(parseLeakSearch(request.query), principalOf(request).organization.id))),
   );
 
   app.get(

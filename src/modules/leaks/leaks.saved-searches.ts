@@ -6,7 +6,7 @@ import type { ListParams } from '../../db/listing.js';
 import { type AuditLog, diff } from '../audit/index.js';
 import type { Principal } from '../identity/index.js';
 import type { LeaksRepository, SavedSearchRow } from './leaks.repository.js';
-import type { LeakSearches } from './leaks.search.repository.js';
+import type { ListResult } from '../../db/listing.js';
 import { parseLeakSearch, savedSearchListing } from './leaks.lists.js';
 
 /** Saved searches: a search's query kept per organization, validated as a search, run on demand. */
@@ -14,7 +14,8 @@ export class SavedSearches {
   constructor(
     private readonly deps: Pick<AppDeps, 'database' | 'clock' | 'newId'>,
     private readonly repo: LeaksRepository,
-    private readonly searches: LeakSearches,
+    /** Runs a search for an organization (on a read replica when there is one: see LeaksService.search). */
+    private readonly searches: { search(params: ListParams, orgId?: string): Promise<ListResult<string>> },
     private readonly audit: AuditLog,
   ) {}
 
@@ -105,7 +106,7 @@ export class SavedSearches {
   /** Runs a saved search (page and page_size from the request) and records when and how many. */
   async runSaved(p: Principal, id: string, paging: { page?: number; page_size?: number }) {
     const saved = await this.getSaved(p, id);
-    const page = await this.searches.search(parseLeakSearch({ ...(JSON.parse(saved.query) as Record<string, unknown>), ...paging }));
+    const page = await this.searches.search(parseLeakSearch({ ...(JSON.parse(saved.query) as Record<string, unknown>), ...paging }), p.organization.id);
     await this.repo.markSavedRun(id, this.now(), page.count);
     return page;
   }

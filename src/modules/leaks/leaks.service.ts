@@ -11,6 +11,7 @@ import type { Principal } from '../identity/index.js';
 import type { AppHookRegistry } from '../hooks.js';
 import { LeakAccounts } from './leaks.accounts.js';
 import { LeakBulkLoads } from './leaks.bulk-load.js';
+import { PgBulkLoads } from './leaks.bulk-load-pg.js';
 import { counterDeltas, domainDeltas } from './leaks.counters.js';
 import { type IngestItem, type IngestOptions, type IngestReport, LeakIngest } from './leaks.ingest.js';
 import { type HashMode, LeaksRepository, type SavedSearchRow, type SourceRow } from './leaks.repository.js';
@@ -58,6 +59,8 @@ function breachedDomain(domain: string | null | undefined): string | null {
 export class LeaksService {
   private readonly repo: LeaksRepository;
   private readonly bulk: LeakBulkLoads;
+  /** PostgreSQL's bulk loads (see leaks.bulk-load-pg.ts); SQLite's are `bulk`. */
+  private readonly pgBulk?: PgBulkLoads;
   private readonly ingester: LeakIngest;
   private readonly searches: LeakSearches;
   private readonly saved: SavedSearches;
@@ -71,9 +74,10 @@ export class LeaksService {
   ) {
     this.repo = new LeaksRepository(deps.database, deps.newId);
     this.bulk = new LeakBulkLoads(deps);
+    if (deps.database.dialect === 'postgres') this.pgBulk = new PgBulkLoads(deps);
     this.ingester = new LeakIngest(deps, this.repo, audit, hooks, { get: (id) => this.getSource(id) }, this.bulk);
     this.searches = new LeakSearches(deps.database, this.repo);
-    this.saved = new SavedSearches(deps, this.repo, this.searches, audit);
+    this.saved = new SavedSearches(deps, this.repo, { search: (params, orgId) => this.search(params, orgId) }, audit);
     this.accounts = new LeakAccounts(() => this.db);
   }
 
@@ -146,7 +150,7 @@ export class LeaksService {
   }
 
   async updateSource(actor: { p: Principal | null; ip: string | null }, id: string, patch: Record<string, unknown>, assertVersion: (v: number) => void = () => undefined) {
-    return this.db.transaction().execute(async (trx) => {
+    const row = await this.db.transaction().execute(async (trx) => {
       const current = await this.getSource(id, trx);
       assertVersion(current.version);
       if (patch.domain !== undefined) patch = { ...patch, domain: breachedDomain(patch.domain as string | null) };
@@ -162,6 +166,8 @@ export class LeaksService {
       await this.audit.recordAs(trx, actor, { action: 'leak_source.updated', targetType: 'leak_source', targetId: id, changes });
       return this.getSource(id, trx);
     });
+    await this.wrote(actor.p);
+    return row;
   }
 
   /** Removes a source and its records in batches (each its own transaction, counters kept right), yielding between them. */
@@ -183,41 +189,43 @@ export class LeaksService {
       await this.repo.deleteSource(trx, id);
       await this.audit.recordAs(trx, actor, { action: 'leak_source.deleted', targetType: 'leak_source', targetId: id, changes: { name: source.name, record_count: source.record_count } });
     });
+    await this.wrote(actor.p);
   }
 
   // --- ingestion and bulk loads ---
 
   /** See LeakIngest.ingest. */
-  ingest(sourceId: string, items: AsyncIterable<IngestItem> | Iterable<IngestItem>, actor: { p: Principal | null; ip: string | null }, options: IngestOptions = {}): Promise<IngestReport> {
-    return this.ingester.ingest(sourceId, items, actor, options);
+  async ingest(sourceId: string, items: AsyncIterable<IngestItem> | Iterable<IngestItem>, actor: { p: Principal | null; ip: string | null }, options: IngestOptions = {}): Promise<IngestReport> {
+    try {
+      return await this.ingester.ingest(sourceId, items, actor, options);
+    } finally {
+      await this.wrote(actor.p);
+    }
   }
 
   importPageCache(): () => void {
     return this.bulk.importPageCache();
   }
 
-  get supportsBulkLoad(): boolean {
-    return this.bulk.supportsBulkLoad;
-  }
-
   get inBulkLoad(): boolean {
-    return this.bulk.inBulkLoad;
+    return this.pgBulk?.inBulkLoad ?? this.bulk.inBulkLoad;
   }
 
-  beginBulkLoad(): void {
-    this.bulk.beginBulkLoad();
+  async beginBulkLoad(): Promise<void> {
+    if (this.pgBulk) await this.pgBulk.beginBulkLoad();
+    else this.bulk.beginBulkLoad();
   }
 
-  finishBulkLoad(onStep?: (step: string, ms: number) => void): boolean {
-    return this.bulk.finishBulkLoad(onStep);
+  async finishBulkLoad(onStep?: (step: string, ms: number) => void): Promise<boolean> {
+    return this.pgBulk ? this.pgBulk.finishBulkLoad(onStep) : this.bulk.finishBulkLoad(onStep);
   }
 
-  endBulkLoad(onStep?: (step: string, ms: number) => void, onRebuild?: () => void): 'rebuilt' | 'left to another import' | 'none' {
-    return this.bulk.endBulkLoad(onStep, onRebuild);
+  async endBulkLoad(onStep?: (step: string, ms: number) => void, onRebuild?: () => void): Promise<'rebuilt' | 'left to another import' | 'none'> {
+    return this.pgBulk ? this.pgBulk.endBulkLoad(onStep, onRebuild) : this.bulk.endBulkLoad(onStep, onRebuild);
   }
 
-  finishInterruptedBulkLoad(onStep?: (step: string, ms: number) => void): 'finished' | 'in progress' | 'none' {
-    return this.bulk.finishInterruptedBulkLoad(onStep);
+  async finishInterruptedBulkLoad(onStep?: (step: string, ms: number) => void): Promise<'finished' | 'in progress' | 'none'> {
+    return this.pgBulk ? this.pgBulk.finishInterruptedBulkLoad(onStep) : this.bulk.finishInterruptedBulkLoad(onStep);
   }
 
   afterLargeLoad(): Promise<void> {
@@ -226,8 +234,27 @@ export class LeaksService {
 
   // --- search, records, statistics ---
 
-  search(params: ListParams): Promise<ListResult<string>> {
-    return this.searches.search(params);
+  /** A search, for `orgId` (on a read replica when there is one that has that organization's own writes: see onReplica). */
+  search(params: ListParams, orgId?: string): Promise<ListResult<string>> {
+    return this.onReplica(orgId, () => this.searches.search(params));
+  }
+
+  /**
+   * Per organization, the primary's log position after its last write to the corpus (an ingest, a
+   * source changed) in this process: its reads go to a replica that has replayed it, else to the primary.
+   */
+  private readonly written = new Map<string, bigint>();
+
+  /** Runs `read` on a read replica (see ReadReplicas.read), one that has `orgId`'s own writes; on the primary when there are none. */
+  private onReplica<T>(orgId: string | undefined, read: () => Promise<T>): Promise<T> {
+    const replicas = this.deps.database.replicas;
+    return replicas ? replicas.read(read, orgId === undefined ? 0n : this.written.get(orgId)) : read();
+  }
+
+  /** After a write to the corpus by `p`'s organization (see written). */
+  private async wrote(p: Principal | null | undefined): Promise<void> {
+    const replicas = this.deps.database.replicas;
+    if (p && replicas) this.written.set(p.organization.id, await replicas.primaryLsn());
   }
 
   expandPrefixes(terms: FullTextTerm[]): Promise<FullTextTerm[]> {
@@ -252,8 +279,8 @@ export class LeaksService {
   }
 
   async stats(p: Principal) {
-    const counters = await this.repo.readCounters();
-    const { total: totalSources, top, latest } = await this.repo.sourceFigures();
+    const { counters, sources } = await this.onReplica(p.organization.id, async () => ({ counters: await this.repo.readCounters(), sources: await this.repo.sourceFigures() }));
+    const { total: totalSources, top, latest } = sources;
     const now = this.deps.clock();
     const months: string[] = [];
     for (let i = 23; i >= 0; i--) {

@@ -1,0 +1,152 @@
+import { type Kysely, sql } from 'kysely';
+import type { DB } from '../../db/schema.js';
+import type { AppDeps } from '../../deps.js';
+
+/**
+ * Bulk loads on PostgreSQL (`import-leaks --bulk`): as on SQLite (leaks.bulk-load.repository.ts),
+ * the search indexes of leak_records are dropped while records arrive and built at the end, one
+ * sorted pass each with PostgreSQL's parallel workers, which is several times faster than keeping
+ * eleven indexes (one of them full text) up to date row by row. The primary key and the unique key
+ * (content keys: duplicates are skipped as records arrive) stay. Searches stay correct meanwhile,
+ * only slower. The definitions dropped are kept in leak_bulk_loads.
+ *
+ * Who takes part is not kept in rows with heartbeats: each importer holds a shared advisory lock
+ * on a connection of its own for as long as it loads. The rebuild takes the lock exclusively, so
+ * it runs only when no importer is left; a killed importer's connection, and its lock, end with it.
+ */
+
+/** Memory for each index build (the server's default is 64 MB: larger sorts spill to disk less). */
+const REBUILD_MAINTENANCE_WORK_MEM = '256MB';
+
+/** This schema's bulk-load lock (advisory locks are per database; tests and installations may share one). */
+const LOCK_KEY = sql`hashtext(current_schema() || '.leak_bulk_load')`;
+
+interface SetAside {
+  name: string;
+  sql: string;
+}
+
+export class PgBulkLoads {
+  /** The connection holding this process's shared lock while it takes part in a load. */
+  private held?: { db: Kysely<DB>; release: () => void; done: Promise<void> };
+
+  constructor(private readonly deps: Pick<AppDeps, 'database' | 'clock'>) {}
+
+  private get db() {
+    return this.deps.database.db;
+  }
+
+  get inBulkLoad(): boolean {
+    return this.held !== undefined;
+  }
+
+  /** A connection of the pool kept for this process until release() (see held). */
+  private async hold(): Promise<NonNullable<PgBulkLoads['held']>> {
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let got!: (db: Kysely<DB>) => void;
+    const connection = new Promise<Kysely<DB>>((resolve) => (got = resolve));
+    const done = this.db.connection().execute(async (db) => {
+      got(db);
+      await released;
+    });
+    const db = await Promise.race([connection, done.then(() => Promise.reject(new Error('no database connection for the bulk load')))]);
+    return { db, release, done };
+  }
+
+  /** Starts a bulk load, or joins the one in progress (another import's, or one that was interrupted). */
+  async beginBulkLoad(): Promise<void> {
+    if (this.held) return;
+    const held = await this.hold();
+    try {
+      // Waits while another process rebuilds (it holds the lock exclusively), then takes part.
+      await sql`select pg_advisory_lock_shared(${LOCK_KEY})`.execute(held.db);
+      await held.db.transaction().execute(async (trx) => {
+        await sql`lock table leak_bulk_loads in exclusive mode`.execute(trx);
+        if ((await sql`select 1 from leak_bulk_loads`.execute(trx)).rows.length) return;
+        const { rows } = await sql<SetAside>`select i.relname as name, pg_get_indexdef(i.oid) as sql
+          from pg_index x join pg_class i on i.oid = x.indexrelid
+          where x.indrelid = 'leak_records'::regclass
+            and not exists (select 1 from pg_constraint c where c.conindid = x.indexrelid)
+          order by i.relname`.execute(trx);
+        await sql`insert into leak_bulk_loads (id, from_rowid, dropped_indexes, started_at) values (1, 0, ${JSON.stringify(rows)}, ${this.deps.clock().toISOString()})`.execute(trx);
+        for (const { name } of rows) await sql`drop index ${sql.id(name)}`.execute(trx);
+      });
+    } catch (err) {
+      held.release();
+      await held.done.catch(() => undefined);
+      throw err;
+    }
+    this.held = held;
+  }
+
+  /**
+   * The end of this process's part: it rebuilds what the load set aside unless another importer
+   * still holds the lock, which then rebuilds when it ends.
+   */
+  async endBulkLoad(onStep?: (step: string, ms: number) => void, onRebuild?: () => void): Promise<'rebuilt' | 'left to another import' | 'none'> {
+    const held = this.held;
+    if (!held) return (await this.finishInterruptedBulkLoad(onStep)) === 'finished' ? 'rebuilt' : 'none';
+    this.held = undefined;
+    try {
+      await sql`select pg_advisory_unlock_shared(${LOCK_KEY})`.execute(held.db);
+    } catch (err) {
+      held.release();
+      await held.done.catch(() => undefined);
+      throw err;
+    }
+    const rebuilt = await this.rebuildIfAlone(held, onStep, onRebuild);
+    return rebuilt === null ? 'left to another import' : rebuilt ? 'rebuilt' : 'none';
+  }
+
+  /** Rebuilds a load left by importers that are gone; one still loading is left to them. */
+  async finishInterruptedBulkLoad(onStep?: (step: string, ms: number) => void): Promise<'finished' | 'in progress' | 'none'> {
+    if (this.held) return 'in progress';
+    if (!(await sql`select 1 from leak_bulk_loads`.execute(this.db)).rows.length) return 'none';
+    const rebuilt = await this.rebuildIfAlone(await this.hold(), onStep);
+    return rebuilt === null ? 'in progress' : rebuilt ? 'finished' : 'none';
+  }
+
+  /**
+   * On `held`: rebuilds what the load set aside when no importer holds the lock (null when one
+   * does: it rebuilds when it ends), then lets the lock and the connection go.
+   */
+  private async rebuildIfAlone(held: NonNullable<PgBulkLoads['held']>, onStep?: (step: string, ms: number) => void, onRebuild?: () => void): Promise<boolean | null> {
+    try {
+      const { rows } = await sql<{ locked: boolean }>`select pg_try_advisory_lock(${LOCK_KEY}) as locked`.execute(held.db);
+      if (rows[0]?.locked !== true) return null;
+      try {
+        onRebuild?.();
+        return await this.rebuild(held.db, onStep);
+      } finally {
+        await sql`select pg_advisory_unlock(${LOCK_KEY})`.execute(held.db);
+      }
+    } finally {
+      held.release();
+      await held.done;
+    }
+  }
+
+  /** Same as finishInterruptedBulkLoad, as SQLite's finishBulkLoad answers: whether a load was finished. */
+  async finishBulkLoad(onStep?: (step: string, ms: number) => void): Promise<boolean> {
+    return (await this.endBulkLoad(onStep)) === 'rebuilt';
+  }
+
+  /** Builds each index set aside, then ends the load. Run holding the lock exclusively. */
+  private async rebuild(db: Kysely<DB>, onStep?: (step: string, ms: number) => void): Promise<boolean> {
+    const load = (await sql<{ dropped_indexes: string }>`select dropped_indexes from leak_bulk_loads`.execute(db)).rows[0];
+    if (!load) return false;
+    await sql`set maintenance_work_mem = ${sql.lit(REBUILD_MAINTENANCE_WORK_MEM)}`.execute(db);
+    try {
+      for (const { name, sql: definition } of JSON.parse(load.dropped_indexes) as SetAside[]) {
+        const started = Date.now();
+        await sql.raw(definition.replace(/^\s*create\s+index\s+/i, 'create index if not exists ')).execute(db);
+        onStep?.(`index ${name}`, Date.now() - started);
+      }
+      await sql`delete from leak_bulk_loads`.execute(db);
+    } finally {
+      await sql`reset maintenance_work_mem`.execute(db);
+    }
+    return true;
+  }
+}

@@ -1,0 +1,77 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { COPY_FROM_RECORDS } from '../../src/modules/leaks/leaks.repository.js';
+import type { User } from '../../src/modules/identity/index.js';
+import { buildTestApp, json, TEST_PG_URL, type TestApp, type TestTeam } from '../helpers/build-app.js';
+
+/**
+ * PostgreSQL writes a batch of COPY_FROM_RECORDS records or more with COPY (through a temporary
+ * table), a smaller one with INSERTs: the same input stored either way gives the same records,
+ * duplicates, alerts and tracking-token exposures.
+ */
+describe.skipIf(!TEST_PG_URL)('COPY ingest against row-by-row ingest (PostgreSQL)', () => {
+  let t: TestApp;
+  let staff: User;
+  let team: TestTeam;
+  let token: { username: string; api_key: string };
+
+  beforeAll(async () => {
+    t = await buildTestApp();
+    staff = (await t.createOrg('enterprise', 'copy-platform', true)).owner;
+    team = await t.createTeam('enterprise', 'copy-watchers', 'copy');
+    expect((await t.as(team.members.analyst, { method: 'POST', url: '/api/v1/monitoring/', payload: { name: 'Copy domain', type: 'domain', terms: ['watched.copy.example'] } })).statusCode).toBe(201);
+    const cred = json(await t.as(team.members.analyst, { method: 'POST', url: '/api/v1/tracking-tokens/', payload: { name: 'Copy canary', kind: 'credential', username: 'copy.canary' } }));
+    const key = json(await t.as(team.members.analyst, { method: 'POST', url: '/api/v1/tracking-tokens/', payload: { name: 'Copy key', kind: 'api_key' } }));
+    token = { username: cred.username, api_key: key.api_key };
+  });
+  afterAll(() => t.close());
+
+  /** 300 records: duplicates inside the input, characters COPY's text format escapes, monitored domains, planted tokens. */
+  const input = () =>
+    Array.from({ length: 300 }, (_, i) => {
+      const j = i % 280; // the last 20 repeat earlier ones
+      return {
+        email: `user${j}@${j % 7 === 0 ? 'mail.watched.copy.example' : 'elsewhere.copy.example'}`,
+        ...(j % 5 === 0 && { password: `Tab\there\\back${j}` }),
+        ...(j % 11 === 0 && { username: j % 22 === 0 ? token.username : `login${j}` }),
+        ...(j % 13 === 0 && { extra: { note: `line one\nline two\r\n${j === 13 ? token.api_key : 'nothing'}`, quote: 'it\'s "quoted"' } }),
+        ...(j % 3 === 0 && { full_name: `Zoë Ünïcode ${j}` }),
+        ...(j % 4 === 0 && { ip: `203.0.113.${j % 250}` }),
+        leaked_at: '2025-03-04T05:06:07.000Z',
+      };
+    }).map((value, index) => ({ index, value }));
+
+  const source = async (name: string) => json(await t.as(staff, { method: 'POST', url: '/api/v1/leaks/sources/', payload: { name } })).id as string;
+  const stored = async (id: string) => {
+    const page = json(await t.as(staff, { method: 'GET', url: `/api/v1/leaks/search/?source=${id}&page_size=500&ordering=created_at` }));
+    return (page.results as Array<Record<string, unknown>>)
+      .map(({ id: _id, created_at: _at, source: _s, ...rest }) => JSON.stringify(rest))
+      .sort();
+  };
+  const alerts = async (sourceName: string) =>
+    (json(await t.as(team.members.analyst, { method: 'GET', url: '/api/v1/monitoring/alerts/?page_size=500' })).results as Array<{ leak_record: { source: { name: string } } }>).filter(
+      (a) => a.leak_record.source.name === sourceName,
+    ).length;
+
+  it('stores the same records, duplicates, alerts and exposures, and skips the same keys when sent again', async () => {
+    expect(COPY_FROM_RECORDS).toBeGreaterThan(40);
+    const actor = { p: null, ip: null };
+    const copied = await source('By COPY');
+    const rows = await source('By rows');
+    const byCopy = await t.services.leaks.ingest(copied, input(), actor, { batchSize: 1000 });
+    const byRows = await t.services.leaks.ingest(rows, input(), actor, { batchSize: 40 });
+    expect(byCopy).toEqual(byRows);
+    expect(byCopy).toMatchObject({ accepted: 280, duplicates: 20, rejected: [] });
+    expect(byCopy.alerts_raised).toBe(40);
+    expect(byCopy.exposures_found).toBe(14); // 13 records with the canary login, one with the key
+    expect(await stored(copied)).toEqual(await stored(rows));
+    expect((await stored(copied)).some((r) => r.includes('line one\\nline two'))).toBe(true);
+    expect(await alerts('By COPY')).toBe(40);
+    expect(await alerts('By rows')).toBe(40);
+
+    // Sent again (and the other way round): every key is already stored.
+    const again = await t.services.leaks.ingest(copied, input(), actor, { batchSize: 40 });
+    const againCopy = await t.services.leaks.ingest(rows, input(), actor, { batchSize: 1000 });
+    expect(again).toMatchObject({ accepted: 0, duplicates: 300, alerts_raised: 0, exposures_found: 0 });
+    expect(againCopy).toEqual(again);
+  });
+});
