@@ -10,6 +10,9 @@
  *   BENCH_WORKERS=1 npm run bench      # API processes (THREATMON_WORKERS); default: see workersFor()
  *   BENCH_LEAKS_DB_URL=postgres://... npm run bench -- leaks   # searches only, on a corpus imported before
  *   BENCH_LEAK_SOURCES=1 npm run bench -- leaks   # the corpus as one file of one source (default 50)
+ *   BENCH_PG_URL=... BENCH_LEAK_RECORDS=10000000 BENCH_LEAK_DATA=/data/leaks-10M npm run bench -- corpus
+ *                                      # bulk import beside the bare-COPY floor, disk per record, every search kind
+ *   BENCH_PG_URL=... BENCH_LEAKS_DB_URL=... npm run bench -- replica   # searches with a streaming replica, its lag
  *
  * Each measured run follows an unrecorded warm-up of BENCH_WARMUP seconds (default 5), so the
  * figures are of a server whose code the JIT has compiled, not of its first second.
@@ -24,6 +27,8 @@ import { CONNECTIONS, DURATION, type Result, ROOT, WARMUP, WORKERS, workersFor }
 import { hostReference } from './host-speed.js';
 import { basicsScenarios } from './scenarios/basics.js';
 import { ceilingScenarios } from './scenarios/ceiling.js';
+import { corpusScenarios } from './scenarios/corpus.js';
+import { replicaScenarios } from './scenarios/replica.js';
 import { dumpsScenarios } from './scenarios/dumps.js';
 import { hibpScenarios } from './scenarios/hibp.js';
 import { leaksScenarios } from './scenarios/leaks.js';
@@ -34,6 +39,8 @@ import { useWrk } from './wrk.js';
 
 const scenarios: Record<string, () => Promise<Result[]>> = {
   ...leaksScenarios,
+  ...corpusScenarios,
+  ...replicaScenarios,
   ...dumpsScenarios,
   ...hibpScenarios,
   ...monitoringScenarios,

@@ -14,7 +14,8 @@ export async function leakCorpus(): Promise<{ records: number; dataDir: string; 
   // when a single large leak is imported (see the README on what that costs).
   const sources = Number(process.env.BENCH_LEAK_SOURCES ?? 50);
   if (!Number.isInteger(sources) || sources < 1) throw new Error(`BENCH_LEAK_SOURCES must be a positive integer, not ${process.env.BENCH_LEAK_SOURCES}`);
-  const dataDir = path.join(ROOT, 'bench', 'data', sources === 50 ? `leaks-${records}` : `leaks-${records}-${sources}-sources`);
+  // BENCH_LEAK_DATA: a folder of the corpus generated elsewhere (the 10M and 100M ones live outside the repository).
+  const dataDir = process.env.BENCH_LEAK_DATA ?? path.join(ROOT, 'bench', 'data', sources === 50 ? `leaks-${records}` : `leaks-${records}-${sources}-sources`);
   if (!fs.existsSync(dataDir)) await runChild(['bench/generate-leaks.ts', dataDir, String(records), String(sources)], {});
   // BENCH_LEAKS_DB_URL: a database that already holds the corpus (from an earlier run), to measure
   // searches again without importing; the import figure is then left out.
@@ -24,8 +25,8 @@ export async function leakCorpus(): Promise<{ records: number; dataDir: string; 
   await new Promise((resolve, reject) =>
     spawn('npm', ['run', 'build'], { cwd: ROOT, stdio: 'ignore' }).on('exit', (code) => (code === 0 ? resolve(null) : reject(new Error(`npm run build exited with ${code}`)))),
   );
-  // SQLite: one bulk load (import-leaks --bulk) around the 50 files unless BENCH_IMPORT=plain.
-  const bulk = !dbUrl.startsWith('postgres') && process.env.BENCH_IMPORT !== 'plain';
+  // One bulk load (import-leaks --bulk) around the files unless BENCH_IMPORT=plain.
+  const bulk = process.env.BENCH_IMPORT !== 'plain';
   const imported = reuse
     ? null
     : JSON.parse(

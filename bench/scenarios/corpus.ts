@@ -1,0 +1,99 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import pg from 'pg';
+import { apiOf, load, type Result, runChild, startServer, stop } from '../harness.js';
+import { leakCorpus } from './leaks.js';
+
+interface Sample {
+  email?: string;
+  username?: string;
+  phone?: string;
+  ip?: string;
+}
+
+/** The first record of the corpus's files that has `field`: searches for values that exist. */
+function sampleWith(dataDir: string, field: keyof Sample): string {
+  for (const f of fs.readdirSync(dataDir).filter((n) => n.endsWith('.ndjson')).sort().slice(7)) {
+    const lines = fs.readFileSync(path.join(dataDir, f), 'utf8').slice(0, 1 << 20).split('\n').slice(100, -1);
+    for (const line of lines) {
+      const v = (JSON.parse(line) as Sample)[field];
+      if (v) return v;
+    }
+  }
+  throw new Error(`no record with ${field} in ${dataDir}`);
+}
+
+/** On-disk size of the records table with its indexes and TOAST, and of each index (PostgreSQL). */
+async function pgSizes(dbUrl: string) {
+  const client = new pg.Client({ connectionString: dbUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ total: string; heap: string; n: string }>(
+      `select pg_total_relation_size('leak_records') as total, pg_relation_size('leak_records') as heap, (select reltuples::bigint from pg_class where oid = 'leak_records'::regclass) as n`,
+    );
+    const idx = await client.query<{ name: string; bytes: string }>(
+      `select indexrelid::regclass::text as name, pg_relation_size(indexrelid) as bytes from pg_index where indrelid = 'leak_records'::regclass order by 2 desc`,
+    );
+    const r = rows[0] as { total: string; heap: string; n: string };
+    return { total_bytes: Number(r.total), heap_bytes: Number(r.heap), records: Number(r.n), indexes_mb: Object.fromEntries(idx.rows.map((i) => [i.name, Math.round(Number(i.bytes) / 1048576)])) };
+  } finally {
+    await client.end();
+  }
+}
+
+export const corpusScenarios: Record<string, () => Promise<Result[]>> = {
+  /**
+   * The corpus at scale (BENCH_LEAK_RECORDS, files from BENCH_LEAK_DATA when set): the bulk import,
+   * on PostgreSQL beside a bare COPY of the same rows into a table with the same indexes (the floor,
+   * BENCH_COPY_FLOOR=0 to skip it), the disk per record, and each kind of search at
+   * BENCH_SEARCH_CONNECTIONS (16).
+   */
+  async corpus() {
+    const { records, dataDir, dbUrl, bulk, imported } = await leakCorpus();
+    const results: Result[] = [];
+    const row = (scenario: string, value: number, extra: Partial<Result> = {}) => ({ scenario, requests_per_sec: value, latency_p50_ms: 0, latency_p99_ms: 0, non_2xx: 0, errors: 0, ...extra }) as Result;
+    if (imported) results.push(row(`import-leaks${bulk ? ' --bulk' : ''} ${records} (records/s)`, imported.records_per_sec, { peak_rss_mb: imported.peak_rss_mb }));
+    if (dbUrl.startsWith('postgres')) {
+      if (process.env.BENCH_COPY_FLOOR !== '0') {
+        const floor = JSON.parse(await runChild(['bench/copy-floor.mjs', dbUrl], {}, [])) as { rows: number; seconds: number; rows_per_sec: number };
+        console.log(`floor: bare COPY of the same ${floor.rows} rows into a table with the same indexes: ${floor.seconds} s = ${floor.rows_per_sec} rows/s`);
+        results.push(row('floor: bare COPY, same rows and indexes (rows/s)', floor.rows_per_sec));
+      }
+      const sizes = await pgSizes(dbUrl);
+      console.log(`disk: ${(sizes.total_bytes / 1e9).toFixed(2)} GB for ${sizes.records} records = ${Math.round(sizes.total_bytes / sizes.records)} bytes/record (table ${Math.round(sizes.heap_bytes / sizes.records)}); indexes (MB): ${JSON.stringify(sizes.indexes_mb)}`);
+      results.push(row('disk per record (bytes)', Math.round(sizes.total_bytes / sizes.records)));
+    } else {
+      const file = dbUrl.slice('sqlite:'.length);
+      const bytes = fs.statSync(file).size;
+      console.log(`disk: ${(bytes / 1e9).toFixed(2)} GB for ${records} records = ${Math.round(bytes / records)} bytes/record`);
+      results.push(row('disk per record (bytes)', Math.round(bytes / records)));
+    }
+    const s = await startServer('corpus', {}, dbUrl);
+    try {
+      const auth = { authorization: `Bearer ${s.token}` };
+      const conns = Number(process.env.BENCH_SEARCH_CONNECTIONS ?? 16);
+      const api = apiOf(s);
+      const sources = (await api('GET', '/leaks/sources/?page_size=1')) as { results: Array<{ id: string }> };
+      const ip = sampleWith(dataDir, 'ip');
+      const q = (qs: string) => ({ url: `${s.url}/api/v1/leaks/search/?${qs}`, headers: auth, connections: conns });
+      const kinds: Array<[string, string]> = [
+        ['email', `email=${encodeURIComponent(sampleWith(dataDir, 'email'))}`],
+        ['username', `username=${encodeURIComponent(sampleWith(dataDir, 'username'))}`],
+        ['phone', `phone=${encodeURIComponent(sampleWith(dataDir, 'phone'))}`],
+        ['domain with subdomains', 'domain=corp7.example'],
+        ['ip', `ip=${ip}`],
+        ['ip CIDR /24', `ip=${ip.split('.').slice(0, 3).join('.')}.0/24`],
+        ['full text', 'q=jennifer%20smith'],
+        ['phrase', 'q=%22jennifer%20smith%22'],
+        ['prefix', 'q=robins*%20jam*'],
+        ['source', `source=${sources.results[0]?.id}`],
+        ['has_password + domain', 'domain=corp7.example&has_password=true'],
+        ['leaked_after + domain', 'domain=corp7.example&leaked_after=2024-01-01T00:00:00Z'],
+      ];
+      for (const [kind, qs] of kinds) results.push(await load(`search ${kind} (${records})`, q(qs)));
+    } finally {
+      await stop(s);
+    }
+    return results;
+  },
+};
