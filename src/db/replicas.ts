@@ -95,7 +95,7 @@ export class ReadReplicas {
   private async checkAll(): Promise<void> {
     let primaryLsn = 0n;
     try {
-      primaryLsn = lsnValue((await sql<{ lsn: string }>`select pg_current_wal_lsn()::text as lsn`.execute(this.primary)).rows[0]?.lsn);
+      primaryLsn = await this.primaryLsn();
     } catch {
       // The primary is down: the replicas are judged by their replay time alone.
     }

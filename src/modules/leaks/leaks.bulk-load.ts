@@ -50,10 +50,6 @@ export class LeakBulkLoads {
     return () => raw.pragma(`cache_size = ${before}`);
   }
 
-  get supportsBulkLoad(): boolean {
-    return this.deps.database.sqlite !== undefined;
-  }
-
   /** Whether this service began a bulk load it has not finished (an import of several files shares one). */
   get inBulkLoad(): boolean {
     return this.beforeBulk !== undefined;

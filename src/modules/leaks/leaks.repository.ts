@@ -227,9 +227,9 @@ export class LeaksRepository {
    */
   private async copyRecords(trx: Kysely<DB>, records: NormalisedRecord[], ids: string[], sourceId: string, at: string): Promise<string[]> {
     const copyFrom = this.database.copyFrom as NonNullable<Database['copyFrom']>;
-    await sql`create temporary table if not exists leak_records_incoming as select ${sql.join(RECORD_COLUMNS.map((c) => sql.ref(c)))} from leak_records with no data`.execute(trx);
-    await copyFrom(trx, `copy leak_records_incoming (${RECORD_COLUMNS.join(', ')}) from stdin`, copyChunks(records, ids, sourceId, at));
     const columns = sql.join(RECORD_COLUMNS.map((c) => sql.ref(c)));
+    await sql`create temporary table if not exists leak_records_incoming as select ${columns} from leak_records with no data`.execute(trx);
+    await copyFrom(trx, `copy leak_records_incoming (${RECORD_COLUMNS.join(', ')}) from stdin`, copyChunks(records, ids, sourceId, at));
     const { rows } = await sql<{ id: string }>`insert into leak_records (${columns}) select ${columns} from leak_records_incoming order by fingerprint
       on conflict (fingerprint) do nothing returning id`.execute(trx);
     // Emptied by TRUNCATE, not DELETE: no vacuum visits a temporary table, so deleted rows would
