@@ -59,6 +59,8 @@ export class ReadReplicas {
     warn: (obj, msg) => process.stderr.write(`${JSON.stringify({ level: 'warn', ...obj, msg })}\n`),
     info: () => undefined,
   };
+  /** A replica further behind is skipped (THREATMON_REPLICA_MAX_LAG). */
+  maxLagMs: number;
   private next = 0;
   private timer?: NodeJS.Timeout;
   private checking?: Promise<void>;
@@ -69,6 +71,7 @@ export class ReadReplicas {
     names: string[],
     private readonly options: { maxLagMs: number; checkMs: number },
   ) {
+    this.maxLagMs = options.maxLagMs;
     this.states = names.map((name) => ({ name, healthy: false, lagSeconds: null, replayedLsn: 0n }));
   }
 
@@ -127,7 +130,7 @@ export class ReadReplicas {
         // Replayed all the primary had written when the round began: not behind, however long
         // ago the last transaction was (an idle primary writes none).
         state.lagSeconds = state.replayedLsn >= primaryLsn ? 0 : Math.max(0, Number(row.behind ?? Infinity));
-        if (state.lagSeconds * 1000 > this.options.maxLagMs) problem = `${state.lagSeconds.toFixed(1)} s behind the primary`;
+        if (state.lagSeconds * 1000 > this.maxLagMs) problem = `${state.lagSeconds.toFixed(1)} s behind the primary`;
       }
     } catch (err) {
       state.lagSeconds = null;
