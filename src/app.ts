@@ -7,7 +7,7 @@ import type { Config } from './config.js';
 import { currentSchema, migrateToLatest } from './db/migrator.js';
 import { notify, PgListener } from './db/pg-listener.js';
 import { type AppDeps, createDeps, type DepsOverrides } from './deps.js';
-import { clientErrorHandler, conventions, frameworkErrors, genReqId } from './http/conventions.js';
+import { clientErrorHandler, conventions, type ForeignErrors, frameworkErrors, genReqId } from './http/conventions.js';
 import { redactUrl, SECRET_HEADERS } from './http/redact.js';
 import { SECURITY_HEADERS } from './http/security-headers.js';
 import { docs } from './http/docs.js';
@@ -18,6 +18,7 @@ import { createEventsModule, type Outbox } from './modules/events/index.js';
 import { type AppHookRegistry, createHooks } from './modules/hooks.js';
 import { type AuthService, createIdentityModule, type PasswordPolicy, principalOf, type TokenService, type UsersService } from './modules/identity/index.js';
 import { createHibpModule } from './modules/hibp/index.js';
+import { createTaxiiModule } from './modules/taxii/index.js';
 import { createIncidentsModule, type IncidentsService } from './modules/incidents/index.js';
 import { createLeaksModule, type LeaksService } from './modules/leaks/index.js';
 import { createMonitoringModule, type MonitoringService, type ScanOptions } from './modules/monitoring/index.js';
@@ -64,6 +65,7 @@ export function createModules(deps: AppDeps, options: { scans?: ScanOptions; bul
   const monitoring = createMonitoringModule({ database, clock, newId, audit: audit.log, hooks, incidents: incidents.service, outbox: events.outbox, scans: options.scans });
   const trackingTokens = createTrackingTokensModule({ database, clock, newId, counters, config, audit: audit.log, hooks, outbox: events.outbox, users: identity.users });
   const hibp = createHibpModule({ config, counters, metrics, keys: identity.keys, leaks: leaks.service, monitoring: monitoring.service });
+  const taxii = createTaxiiModule({ database, clock, hooks, orgs: organizations.service, authenticate: identity.authenticateWithBasic, bodyLimit: BODY_LIMIT });
   const services: Services = {
     audit: audit.log,
     tokens: identity.tokens,
@@ -82,13 +84,13 @@ export function createModules(deps: AppDeps, options: { scans?: ScanOptions; bul
   const jobs: BackgroundJob[] = [...monitoring.jobs, ...webhooks.jobs, ...leaks.jobs];
   // Behind authentication, in this order: each module's routes.
   const secured: BoundPlugin[] = [identity, organizations, audit, incidents, leaks, monitoring, trackingTokens, webhooks].flatMap((m) => m.routes);
-  // Outside /api/v1: the tracking-token triggers (no authentication), and the Have I Been Pwned
-  // surface at its own paths (its own authentication, by API key, and its own error shapes).
-  const site: readonly BoundPlugin[] = [...trackingTokens.siteRoutes, ...hibp.siteRoutes];
+  // Outside /api/v1: the tracking-token triggers (no authentication), the Have I Been Pwned surface
+  // at its own paths (its own authentication, by API key, and its own error shapes), and TAXII 2.1.
+  const site: readonly BoundPlugin[] = [...trackingTokens.siteRoutes, ...hibp.siteRoutes, ...taxii.siteRoutes];
   const lifecycles = [trackingTokens.lifecycle];
   // What each event type carries, for the OpenAPI document's webhooks section.
   const eventSchemas = { ...incidents.events, ...monitoring.events, ...trackingTokens.events };
-  return { services, jobs, lifecycles, site, eventSchemas, bareNotFound: [`${hibp.prefix}/`], publicRoutes: identity.publicRoutes, authenticate: identity.authenticate, secured };
+  return { services, jobs, lifecycles, site, eventSchemas, bareNotFound: [`${hibp.prefix}/`], foreignErrors: [taxii.foreignErrors], publicRoutes: identity.publicRoutes, authenticate: identity.authenticate, secured };
 }
 
 export function createServices(deps: AppDeps): Services {
@@ -168,6 +170,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     } as const);
 
   const bareNotFound: string[] = [];
+  const foreignErrors: ForeignErrors[] = [];
   const app = Fastify({
     logger,
     genReqId,
@@ -179,7 +182,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     logController: new LogController({ disableRequestLogging: true }),
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 500 },
     // Prefixes known once the modules exist (below), read when a request comes.
-    frameworkErrors: (err, request, reply) => frameworkErrors(err, request, reply, bareNotFound),
+    frameworkErrors: (err, request, reply) => frameworkErrors(err, request, reply, bareNotFound, foreignErrors),
     // Requests Node's parser refuses (not HTTP, oversized headers) are answered as problem+json too.
     clientErrorHandler,
     ajv: {
@@ -204,6 +207,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const modules = createModules(deps, { scans: options.scans, bulkLoadWatchMs: options.bulkLoadWatchMs });
   const { services } = modules;
   bareNotFound.push(...modules.bareNotFound);
+  foreignErrors.push(...modules.foreignErrors);
   app.decorate('deps', deps);
   app.decorate('services', services);
   app.decorateRequest('principal', null);
@@ -253,7 +257,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       exposedHeaders: ['ETag', 'X-Request-Id', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'RateLimit-Policy', 'Retry-After'],
     });
   }
-  await app.register(conventions, { bareNotFound });
+  await app.register(conventions, { bareNotFound, foreignErrors });
   await app.register(docs, { events: modules.eventSchemas });
   await app.register(serviceRoutes, { deps });
   for (const r of modules.site) await r.register(app);

@@ -25,6 +25,7 @@ export type ErrorCode =
   | 'precondition_failed'
   | 'payload_too_large'
   | 'unsupported_media_type'
+  | 'not_acceptable'
   | 'rate_limited'
   | 'login_throttled'
   | 'malformed_request'

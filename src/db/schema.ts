@@ -79,6 +79,21 @@ export interface DB {
   webhook_attempts: WebhookAttemptsTable;
   api_keys: ApiKeysTable;
   api_key_ips: { api_key_id: string; ip: string; first_seen_at: string };
+  taxii_collections: { id: string; organization_id: string; kind: string; created_at: string };
+  taxii_objects: TaxiiObjectsTable;
+}
+
+export interface TaxiiObjectsTable {
+  pk: Generated<number>;
+  organization_id: string;
+  collection: string;
+  stix_id: string;
+  type: string;
+  version: string;
+  added_us: number | null;
+  first: boolean | number;
+  superseded: boolean | number;
+  object: string;
 }
 
 /** API keys (migration 0024): the key itself is never stored, only its SHA-256. */
@@ -137,6 +152,7 @@ export interface IocsTable {
   tags: string;
   first_seen: string | null;
   last_seen: string | null;
+  expires_at: string | null;
   created_by: string | null;
   version: Generated<number>;
   created_at: string;

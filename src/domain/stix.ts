@@ -35,10 +35,12 @@ export interface StixIoc {
   tlp: string;
   tags: string[];
   first_seen: string | null;
+  expires_at: string | null;
   created_at: string;
+  updated_at: string;
 }
 
-const sid = (kind: string, key: string) => `${kind}--${uuidv5(`${kind}:${key}`, NAMESPACE)}`;
+export const sid = (kind: string, key: string) => `${kind}--${uuidv5(`${kind}:${key}`, NAMESPACE)}`;
 
 /** A STIX string literal: backslash and single quote escaped. */
 export const stixString = (v: string) => `'${v.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
@@ -86,7 +88,7 @@ export function stixPattern(type: string, value: string): string | null {
   }
 }
 
-function marking(tlp: string) {
+export function marking(tlp: string) {
   const m = TLP_MARKINGS[tlp] ?? TLP_MARKINGS.amber!;
   return {
     type: 'marking-definition',
@@ -98,16 +100,62 @@ function marking(tlp: string) {
   };
 }
 
-export function stixBundle(incident: StixIncident, iocs: StixIoc[]) {
-  const identity = {
+/** The organization as a STIX identity: the creator of what threatmon exports for it. */
+export function organizationIdentity(organization: { id: string; name: string }, created: string) {
+  return {
     type: 'identity',
     spec_version: '2.1',
-    id: sid('identity', incident.organization.id),
-    created: incident.created_at,
-    modified: incident.created_at,
-    name: incident.organization.name,
+    id: sid('identity', organization.id),
+    created,
+    modified: created,
+    name: organization.name,
     identity_class: 'organization',
   };
+}
+
+/**
+ * The STIX object of one IOC, as the export and the TAXII indicators collection give it: an
+ * `indicator` with its pattern (a `vulnerability` for a CVE), one version per change of the IOC
+ * (`modified` is its updated_at), or null for the types with no pattern.
+ */
+export function stixIocObject(ioc: StixIoc, creatorId: string): Record<string, unknown> | null {
+  const common = {
+    spec_version: '2.1',
+    created: ioc.created_at,
+    modified: ioc.updated_at,
+    created_by_ref: creatorId,
+    object_marking_refs: [(TLP_MARKINGS[ioc.tlp] ?? TLP_MARKINGS.amber!).id],
+    ...(ioc.tags.length ? { labels: ioc.tags } : {}),
+  };
+  if (ioc.type === 'cve') {
+    return {
+      type: 'vulnerability',
+      id: sid('vulnerability', ioc.id),
+      ...common,
+      name: ioc.value,
+      ...(ioc.description ? { description: ioc.description } : {}),
+      external_references: [{ source_name: 'cve', external_id: ioc.value }],
+    };
+  }
+  const pattern = stixPattern(ioc.type, ioc.value);
+  if (!pattern) return null;
+  return {
+    type: 'indicator',
+    id: sid('indicator', ioc.id),
+    ...common,
+    name: `${ioc.type}: ${ioc.value}`,
+    ...(ioc.description ? { description: ioc.description } : {}),
+    indicator_types: ['malicious-activity'],
+    pattern,
+    pattern_type: 'stix',
+    pattern_version: '2.1',
+    valid_from: ioc.first_seen ?? ioc.created_at,
+    ...(ioc.expires_at ? { valid_until: ioc.expires_at } : {}),
+  };
+}
+
+export function stixBundle(incident: StixIncident, iocs: StixIoc[]) {
+  const identity = organizationIdentity(incident.organization, incident.created_at);
   const markings = new Map<string, ReturnType<typeof marking>>();
   const markingRef = (tlp: string) => {
     const m = marking(tlp);
@@ -117,42 +165,13 @@ export function stixBundle(incident: StixIncident, iocs: StixIoc[]) {
   const objects: Record<string, unknown>[] = [];
   const leftOut: string[] = [];
   for (const ioc of iocs) {
-    const common = {
-      spec_version: '2.1',
-      created: ioc.created_at,
-      modified: ioc.created_at,
-      created_by_ref: identity.id,
-      object_marking_refs: markingRef(ioc.tlp),
-      ...(ioc.tags.length ? { labels: ioc.tags } : {}),
-    };
-    if (ioc.type === 'cve') {
-      objects.push({
-        type: 'vulnerability',
-        id: sid('vulnerability', ioc.id),
-        ...common,
-        name: ioc.value,
-        ...(ioc.description ? { description: ioc.description } : {}),
-        external_references: [{ source_name: 'cve', external_id: ioc.value }],
-      });
-      continue;
-    }
-    const pattern = stixPattern(ioc.type, ioc.value);
-    if (!pattern) {
+    const object = stixIocObject(ioc, identity.id);
+    if (!object) {
       leftOut.push(ioc.value);
       continue;
     }
-    objects.push({
-      type: 'indicator',
-      id: sid('indicator', ioc.id),
-      ...common,
-      name: `${ioc.type}: ${ioc.value}`,
-      ...(ioc.description ? { description: ioc.description } : {}),
-      indicator_types: ['malicious-activity'],
-      pattern,
-      pattern_type: 'stix',
-      pattern_version: '2.1',
-      valid_from: ioc.first_seen ?? ioc.created_at,
-    });
+    markingRef(ioc.tlp);
+    objects.push(object);
   }
   let description = incident.description;
   if (leftOut.length) {

@@ -107,7 +107,7 @@ export function sendProblem(reply: FastifyReply, p: Problem, headers: Record<str
   return reply.code(p.status).type('application/problem+json; charset=utf-8').send(p);
 }
 
-function toProblem(err: FastifyError | AppError | Error, request: FastifyRequest): [Problem, Record<string, string>] {
+export function toProblem(err: FastifyError | AppError | Error, request: FastifyRequest): [Problem, Record<string, string>] {
   const id = String(request.id);
   if (err instanceof AppError) {
     const p = problem(err.status, err.code, err.detail, id);
@@ -141,8 +141,10 @@ function toProblem(err: FastifyError | AppError | Error, request: FastifyRequest
  * far past any id). Neither path can name a resource: 404 problem+json, as for any unknown path,
  * instead of Fastify's own JSON (400 and 414); under a `bareNotFound` prefix, a bare 404 (see conventions).
  */
-export function frameworkErrors(_err: FastifyError, request: FastifyRequest, reply: FastifyReply, bareNotFound: readonly string[] = []) {
+export function frameworkErrors(_err: FastifyError, request: FastifyRequest, reply: FastifyReply, bareNotFound: readonly string[] = [], foreignErrors: readonly ForeignErrors[] = []) {
   if (bareNotFound.some((prefix) => request.url.startsWith(prefix))) return reply.header('x-request-id', request.id).code(404).send();
+  const foreign = foreignErrors.find((f) => request.url.startsWith(f.prefix));
+  if (foreign) return foreign.send(reply.header('x-request-id', request.id), 404, 'Not found.');
   return sendProblem(reply.header('x-request-id', request.id), problem(404, 'not_found', 'Not found.', String(request.id)));
 }
 
@@ -212,7 +214,7 @@ export function nulField(value: unknown): string | null {
  * error (Fastify's own included), 308 to the slashed path, 405 with Allow, and read-only body fields ignored.
  */
 export const conventions = fp(
-  async (app: FastifyInstance, options: { bareNotFound?: readonly string[] }) => {
+  async (app: FastifyInstance, options: { bareNotFound?: readonly string[]; foreignErrors?: readonly ForeignErrors[] }) => {
     // A second router that mirrors Fastify's, to tell "no such path" from "wrong method" and
     // "missing trailing slash" from the not-found handler.
     const mirror = FindMyWay({ ignoreTrailingSlash: false });
@@ -310,19 +312,29 @@ export const conventions = fp(
       if (!path.endsWith('/') && allowed.length === 0 && allowedMethods(mirror, `${path}/`).length > 0) {
         return reply.redirect(`${path}/${query}`, 308);
       }
+      // Surfaces whose protocol has its own error body (TAXII's) answer 404 and 405 in it.
+      const foreign = options.foreignErrors?.find((f) => path.startsWith(f.prefix));
       // A route that took this method and found nothing (a missing static file) is a 404, not a 405.
       if (allowed.length > 0 && !allowed.includes(request.method)) {
+        if (foreign) return foreign.send(reply.header('allow', allowed.join(', ')), 405, `Method "${request.method}" not allowed.`);
         return sendProblem(
           reply,
           problem(405, 'method_not_allowed', `Method "${request.method}" not allowed.`, String(request.id)),
           { allow: allowed.join(', ') },
         );
       }
+      if (foreign) return foreign.send(reply, 404, 'Not found.');
       return sendProblem(reply, problem(404, 'not_found', 'Not found.', String(request.id)));
     });
   },
   { name: 'conventions' },
 );
+
+/** A path prefix whose 404 and 405 answers are written by its own protocol's error sender. */
+export interface ForeignErrors {
+  prefix: string;
+  send(reply: FastifyReply, status: 404 | 405, title: string): FastifyReply;
+}
 
 function splitUrl(url: string): [string, string] {
   const i = url.indexOf('?');

@@ -77,7 +77,7 @@ export function documentRoute({ schema: given = {}, url: routeUrl, route }: { sc
   add(500);
   for (const [status, response] of Object.entries(responses)) {
     const code = Number(status);
-    const headers: Record<string, unknown> = { 'x-request-id': RESPONSE_HEADERS['x-request-id'] };
+    const headers: Record<string, unknown> = { ...response.headers, 'x-request-id': RESPONSE_HEADERS['x-request-id'] };
     // The plan limiter answers for authenticated requests, after authentication (so not on a 401).
     if (authenticated && code !== 401) for (const h of RATE_LIMIT_HEADERS) headers[h] = RESPONSE_HEADERS[h];
     if (code === 429 || code === 503) headers['retry-after'] = RESPONSE_HEADERS['retry-after'];

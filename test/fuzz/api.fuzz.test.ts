@@ -69,6 +69,10 @@ describe('fuzzing every operation of the OpenAPI document', () => {
         if (res.body !== '' && String(res.headers['content-type']).includes('json')) expect(JSON.parse(res.body)).toEqual({ statusCode: res.statusCode, message: expect.any(String) });
         else if (res.statusCode !== 400 && res.statusCode !== 404) expect.fail(`${r.url} answered ${res.statusCode} without Have I Been Pwned's error body`);
         // (A 400 of the password range says why in text, as Have I Been Pwned's does.)
+      } else if (new URL(r.url, 'http://localhost').pathname.startsWith('/taxii2/') && res.statusCode >= 400 && r.method !== 'HEAD') {
+        // TAXII's error message, in its media type.
+        expect(res.headers['content-type']).toBe('application/taxii+json;version=2.1');
+        expect(JSON.parse(res.body)).toMatchObject({ title: expect.any(String), http_status: String(res.statusCode) });
       } else if (res.statusCode >= 400 && r.method !== 'HEAD') {
         expect(res.headers['content-type']).toContain('application/problem+json');
         const p = JSON.parse(res.body);

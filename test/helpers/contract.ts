@@ -66,6 +66,11 @@ export class ContractChecker {
       // HEAD: the headers of the GET's answer, without its body.
       if ((status === 404 || status === 405) && method.toUpperCase() === 'HEAD' && res.rawPayload.length === 0) return errors;
       if ((status === 404 || status === 405 || status === 413) && type === 'application/problem+json') return [...errors, ...this.body('openapi#/components/schemas/Problem', res)];
+      // Under TAXII, unknown paths and methods answer a TAXII error message.
+      if ((status === 404 || status === 405) && path.startsWith('/taxii2/') && type === 'application/taxii+json') {
+        const body = JSON.parse(res.body) as { title?: unknown; http_status?: unknown };
+        return typeof body.title === 'string' && body.http_status === String(status) ? errors : [...errors, 'not a TAXII error message'];
+      }
       // Under the Have I Been Pwned surface, an unknown path is its bare 404.
       if (status === 404 && path.startsWith('/hibp/') && res.rawPayload.length === 0) return errors;
       return [...errors, `undocumented operation answered ${status}`];

@@ -72,7 +72,9 @@ describe('OpenAPI and documentation pages', () => {
           if (Number(status) < 400 || (path === '/health/' && status === '503')) continue;
           // The Have I Been Pwned surface answers as Have I Been Pwned does: JSON {statusCode, message}, or no body.
           const range = path.startsWith('/hibp/pwnedpasswords/') && status === '400';
-          const expected = !path.startsWith('/hibp/') ? ['application/problem+json'] : range ? ['text/plain'] : ['400', '404'].includes(status) ? [] : ['application/json'];
+          const hibp = range ? ['text/plain'] : ['400', '404'].includes(status) ? [] : ['application/json'];
+          // TAXII answers its error messages in its own media type.
+          const expected = path.startsWith('/taxii2/') ? ['application/taxii+json;version=2.1'] : path.startsWith('/hibp/') ? hibp : ['application/problem+json'];
           expect(Object.keys(response.content ?? {}), `${method} ${path} ${status}`).toEqual(expected);
         }
         expect(op.responses, `${method} ${path}`).toHaveProperty('500');

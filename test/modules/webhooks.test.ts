@@ -6,10 +6,11 @@ import { WebhooksRepository } from '../../src/modules/webhooks/webhooks.reposito
 import { send } from '../../src/modules/webhooks/webhooks.sender.js';
 import { MAX_ATTEMPTS, RETRY_DELAYS_S } from '../../src/modules/webhooks/webhooks.service.js';
 import type { Role, User } from '../../src/modules/identity/index.js';
+import { EVENT_TYPES } from '../../src/modules/events/index.js';
 import { buildTestApp, json, type TestApp, type TestOrg } from '../helpers/build-app.js';
 import { Receiver } from '../helpers/receiver.js';
 
-const ALL = ['alert.created', 'incident.created', 'incident.updated', 'ioc.created', 'tracking_token.exposed', 'monitor.scan_completed'];
+const ALL = [...EVENT_TYPES];
 
 describe('webhooks (API.md section 7)', () => {
   let t: TestApp;
@@ -86,13 +87,20 @@ describe('webhooks (API.md section 7)', () => {
     const source = json(await t.as(staff, { method: 'POST', url: '/api/v1/leaks/sources/', payload: { name: 'Hook dump' } })).id;
     await t.as(staff, { method: 'POST', url: `/api/v1/leaks/sources/${source}/records/`, payload: [{ email: 'a@hooked.example' }] });
     await t.services.monitoring.scans.runPending();
+    const iocs = json(await t.as(m.analyst, { method: 'GET', url: `/api/v1/incidents/${incident.id}/iocs/` })).results as Array<{ id: string; value: string }>;
+    await t.as(m.analyst, { method: 'PATCH', url: `/api/v1/incidents/${incident.id}/iocs/${iocs.find((i) => i.value === 'evil.example')!.id}/`, payload: { description: 'C2' } });
+    await t.as(m.admin, { method: 'DELETE', url: `/api/v1/incidents/${incident.id}/iocs/${iocs.find((i) => i.value === '203.0.113.9')!.id}/` });
+    const alert = json(await t.as(m.analyst, { method: 'GET', url: '/api/v1/monitoring/alerts/' })).results[0];
+    await t.as(m.analyst, { method: 'PATCH', url: `/api/v1/monitoring/alerts/${alert.id}/`, payload: { status: 'acknowledged' } });
     const bug = json(await t.as(m.analyst, { method: 'POST', url: '/api/v1/tracking-tokens/', payload: { name: 'Hooked bug', kind: 'web_bug' } }));
     await t.inject({ method: 'GET', url: new URL(bug.trigger_url).pathname });
     await t.services.trackingTokens.settled();
     await deliver();
     const got = receiver.received.slice(start).filter((r) => r.path === '/all');
     const events = got.map((r) => verify(hook.secret, r));
-    expect(events.map((e) => e.type).sort()).toEqual(['alert.created', 'incident.created', 'incident.updated', 'ioc.created', 'ioc.created', 'monitor.scan_completed', 'tracking_token.exposed'].sort());
+    expect(events.map((e) => e.type).sort()).toEqual(
+      ['alert.created', 'alert.updated', 'incident.created', 'incident.updated', 'ioc.created', 'ioc.created', 'ioc.updated', 'ioc.deleted', 'monitor.scan_completed', 'tracking_token.exposed'].sort(),
+    );
     for (const [i, e] of events.entries()) expect(got[i]?.headers['webhook-id']).toBe(e.id);
     // Each body is what the OpenAPI document's webhooks section says it is.
     const doc = json(await t.inject({ method: 'GET', url: '/api/schema/' }));
@@ -107,6 +115,9 @@ describe('webhooks (API.md section 7)', () => {
     expect(events.find((e) => e.type === 'incident.created')?.data).toMatchObject({ id: incident.id, title: 'Hooked', severity: 'high' });
     expect(events.find((e) => e.type === 'incident.updated')?.data).toMatchObject({ id: incident.id, severity: 'critical' });
     expect(events.filter((e) => e.type === 'ioc.created').map((e) => e.data.value).sort()).toEqual(['203.0.113.9', 'evil.example']);
+    expect(events.find((e) => e.type === 'ioc.updated')?.data).toMatchObject({ value: 'evil.example', description: 'C2' });
+    expect(events.find((e) => e.type === 'ioc.deleted')?.data).toMatchObject({ value: '203.0.113.9' });
+    expect(events.find((e) => e.type === 'alert.updated')?.data).toMatchObject({ id: alert.id, status: 'acknowledged' });
     expect(events.find((e) => e.type === 'monitor.scan_completed')?.data).toMatchObject({ monitor: mon.id, status: 'completed' });
     expect(events.find((e) => e.type === 'tracking_token.exposed')?.data).toMatchObject({ token: bug.id, channel: 'http' });
     // Another organization's webhook hears nothing of this one's changes.

@@ -11,6 +11,7 @@ import { framePrincipal, type Principal, requireRole } from './principal.js';
 import { SessionsRepository } from './sessions.repository.js';
 import { assertActive, LEEWAY_SECONDS, unauthenticated, type TokenService } from './tokens.js';
 import { type ApiKeysService, isApiKey } from './api-keys.service.js';
+import type { AuthService } from './auth.service.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -22,6 +23,7 @@ declare module 'fastify' {
 }
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
+const BASIC = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i;
 
 /** What authentication reads: users and sessions, the principal cache, and the plan's rate limit. */
 export type AuthDeps = Pick<AppDeps, 'database' | 'clock' | 'config' | 'counters' | 'metrics' | 'principals'>;
@@ -31,6 +33,8 @@ export interface AuthOptions {
   tokens: TokenService;
   keys: ApiKeysService;
   hooks: Hooks<Pick<AppHooks, 'auth.unknownBearer'>>;
+  /** Also take HTTP Basic: a username with a password (checked as a login is) or with an API key. */
+  basic?: Pick<AuthService, 'checkPassword'>;
 }
 
 /**
@@ -41,7 +45,7 @@ export interface AuthOptions {
  * and the organization's plan rate limit.
  */
 export const authenticate = fp(
-  async (app: FastifyInstance, { deps, tokens, keys, hooks }: AuthOptions) => {
+  async (app: FastifyInstance, { deps, tokens, keys, hooks, basic }: AuthOptions) => {
     const { db } = deps.database;
     // Only this hook puts and gets principals, so it alone knows what they are.
     const principals = deps.principals as PrincipalCache<Principal>;
@@ -54,8 +58,10 @@ export const authenticate = fp(
     });
 
     app.addHook('onRequest', async (request, reply) => {
-      const key = apiKeyOf(request);
-      request.principal = key === undefined ? await fromToken(request) : await keys.authenticate(key, request.ip);
+      const credentials = basic ? BASIC.exec(request.headers.authorization ?? '')?.[1] : undefined;
+      const key = credentials === undefined ? apiKeyOf(request) : undefined;
+      if (credentials !== undefined) request.principal = await fromBasic(credentials, request);
+      else request.principal = key === undefined ? await fromToken(request) : await keys.authenticate(key, request.ip);
       await applyRateLimit(deps, request, reply);
       const config = request.routeOptions.config;
       if (config.staffOnly && !request.principal.user.is_staff) throw forbidden('This action is for platform staff only.');
@@ -78,17 +84,33 @@ export const authenticate = fp(
         }
         throw err;
       }
-      let principal = principals.get(claims.sub);
+      const principal = await userPrincipal(claims.sub);
+      if (principal.endedSessions.has(claims.sid)) throw unauthenticated('token_invalid', 'Session has ended: log in again.');
+      return principal;
+    }
+
+    /** A user's principal, from the cache or the database (with the sessions ended lately, for access tokens). */
+    async function userPrincipal(userId: string): Promise<Principal> {
+      let principal = principals.get(userId);
       if (!principal) {
         const mark = principals.mark();
-        const row = await findPrincipal(claims.sub);
+        const row = await findPrincipal(userId);
         assertActive(row);
         const issuedSince = new Date(deps.clock().getTime() - (deps.config.accessTtlSeconds + LEEWAY_SECONDS) * 1000).toISOString();
         principal = framePrincipal(row, { endedSessions: new Set(await sessions.endedSince(db, row.id, issuedSince)) });
-        principals.put(claims.sub, principal, mark);
+        principals.put(userId, principal, mark);
       }
-      if (principal.endedSessions.has(claims.sid)) throw unauthenticated('token_invalid', 'Session has ended: log in again.');
       return principal;
+    }
+
+    /** HTTP Basic: an API key as the password acts alone (the username is not checked, as with Bearer); otherwise a login check. */
+    async function fromBasic(encoded: string, request: FastifyRequest): Promise<Principal> {
+      const decoded = Buffer.from(encoded, 'base64').toString('utf8');
+      const colon = decoded.indexOf(':');
+      if (colon < 0) throw unauthenticated('not_authenticated', 'Basic credentials must be base64 of "username:password".');
+      const password = decoded.slice(colon + 1);
+      if (isApiKey(password)) return keys.authenticate(password, request.ip);
+      return userPrincipal(await basic!.checkPassword(decoded.slice(0, colon), password, clientOf(request)));
     }
   },
   { name: 'authenticate' },

@@ -50,6 +50,8 @@ export function createIdentityModule(ctx: IdentityDeps) {
     keys,
     publicRoutes: [bind(publicAuthRoutes, { auth })],
     authenticate: bind(authenticate, { deps: ctx, tokens, keys, hooks: ctx.hooks }),
+    /** The same, also taking HTTP Basic (TAXII clients): a plugin for a scope outside /api/v1. */
+    authenticateWithBasic: bind(authenticate, { deps: ctx, tokens, keys, hooks: ctx.hooks, basic: auth }),
     routes: [bind(privateAuthRoutes, { auth }), bind(usersRoutes, { users }), bind(apiKeysRoutes, { keys })],
   } as const;
 }

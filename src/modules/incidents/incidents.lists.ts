@@ -38,8 +38,10 @@ export function presentIoc(r: IocRow): IocOut {
     tags: JSON.parse(r.tags) as string[],
     first_seen: r.first_seen,
     last_seen: r.last_seen,
+    expires_at: r.expires_at,
     created_by: r.created_by,
     created_at: r.created_at,
+    updated_at: r.updated_at,
   };
 }
 

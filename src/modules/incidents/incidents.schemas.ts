@@ -35,8 +35,10 @@ export const IocSchema = Type.Object(
     tags: Tags,
     first_seen: Nullable(Timestamp('First sighting.'), 'First sighting, or null.'),
     last_seen: Nullable(Timestamp('Last sighting.'), 'Last sighting, or null.'),
+    expires_at: Nullable(Timestamp('When it stops being valid.'), "When it stops being valid (the STIX indicator's valid_until), or null for never."),
     created_by: Nullable(Uuid('Creator.'), 'User who added it, or null.'),
     created_at: Timestamp('When it was added.'),
+    updated_at: Timestamp('When it last changed.'),
   },
   { title: 'IOC' },
 );
@@ -51,6 +53,7 @@ export const IocInputSchema = Type.Object(
     tags: Type.Optional(Tags),
     first_seen: Type.Optional(Nullable(Timestamp('First sighting.'))),
     last_seen: Type.Optional(Nullable(Timestamp('Last sighting.'))),
+    expires_at: Type.Optional(Nullable(Timestamp('When it stops being valid: later than first_seen (or than now, without first_seen).'))),
   },
   { additionalProperties: false, title: 'IOCInput', description: 'tlp defaults to the incident\'s.' },
 );
@@ -63,6 +66,7 @@ export const IocPatchSchema = Type.Object(
     tags: Type.Optional(Tags),
     first_seen: Type.Optional(Nullable(Timestamp('First sighting.'))),
     last_seen: Type.Optional(Nullable(Timestamp('Last sighting.'))),
+    expires_at: Type.Optional(Nullable(Timestamp('When it stops being valid: later than first_seen (or than now, without first_seen).'))),
   },
   { additionalProperties: false, description: 'type and value are fixed once created: delete and re-add to change them.' },
 );

@@ -94,6 +94,11 @@ export class IncidentsService {
         rejected.push({ index, errors: [{ field: `${fieldPrefix(index)}value`, message: n.error }] });
         return;
       }
+      const expiry = expiryError(input.expires_at, input.first_seen ?? this.now());
+      if (expiry) {
+        rejected.push({ index, errors: [{ field: `${fieldPrefix(index)}expires_at`, message: expiry }] });
+        return;
+      }
       good.push({ index, input, value: n.value });
     });
     return { good, rejected };
@@ -109,8 +114,9 @@ export class IncidentsService {
       description: input.description ?? '',
       tlp: input.tlp ?? incident.tlp,
       tags: JSON.stringify(input.tags ?? []),
-      first_seen: input.first_seen ?? null,
-      last_seen: input.last_seen ?? null,
+      first_seen: isoOrNull(input.first_seen),
+      last_seen: isoOrNull(input.last_seen),
+      expires_at: isoOrNull(input.expires_at),
       created_by: p.user.id,
       created_at: at,
       updated_at: at,
@@ -271,7 +277,10 @@ export class IncidentsService {
   async remove(ctx: Ctx, id: string) {
     await this.db.transaction().execute(async (trx) => {
       const current = await this.get(ctx.p, id, trx);
+      const iocs = await this.repo.allIocs(trx, ctx.p.organization.id, id);
       await this.repo.deleteIncident(trx, current);
+      const at = this.now();
+      await this.outbox.record(trx, iocs.map((ioc) => ({ organizationId: ctx.p.organization.id, type: 'ioc.deleted' as const, data: presentIoc({ ...ioc, updated_at: at }) })));
       await this.audit.recordAs(trx, ctx, { action: 'incident.deleted', targetType: 'incident', targetId: id, changes: { title: current.title, ioc_count: current.ioc_count } });
     });
   }
@@ -338,7 +347,7 @@ export class IncidentsService {
     ctx: Ctx,
     incidentId: string,
     id: string,
-    patch: { description?: string; tlp?: Tlp; tags?: string[]; first_seen?: string | null; last_seen?: string | null },
+    patch: { description?: string; tlp?: Tlp; tags?: string[]; first_seen?: string | null; last_seen?: string | null; expires_at?: string | null },
     assertVersion: (v: number) => void,
   ) {
     return this.db.transaction().execute(async (trx) => {
@@ -346,17 +355,23 @@ export class IncidentsService {
       assertVersion(current.version);
       const changes = diff(presentIoc(current) as unknown as Record<string, unknown>, patch);
       if (Object.keys(changes).length === 0) return current;
+      const firstSeen = patch.first_seen === undefined ? current.first_seen : patch.first_seen;
+      const expiry = expiryError(patch.expires_at === undefined ? current.expires_at : patch.expires_at, firstSeen ?? current.created_at);
+      if (expiry) throw validation([{ field: 'expires_at', message: expiry }]);
       const at = this.now();
       await this.repo.updateIoc(trx, id, {
         ...(patch.description !== undefined && { description: patch.description }),
         ...(patch.tlp !== undefined && { tlp: patch.tlp }),
         ...(patch.tags !== undefined && { tags: JSON.stringify(patch.tags) }),
-        ...(patch.first_seen !== undefined && { first_seen: patch.first_seen }),
-        ...(patch.last_seen !== undefined && { last_seen: patch.last_seen }),
+        ...(patch.first_seen !== undefined && { first_seen: isoOrNull(patch.first_seen) }),
+        ...(patch.last_seen !== undefined && { last_seen: isoOrNull(patch.last_seen) }),
+        ...(patch.expires_at !== undefined && { expires_at: isoOrNull(patch.expires_at) }),
         updated_at: at,
       });
       await this.audit.recordAs(trx, ctx, { action: 'ioc.updated', targetType: 'ioc', targetId: id, changes });
-      return this.getIoc(ctx.p, incidentId, id, trx);
+      const updated = await this.getIoc(ctx.p, incidentId, id, trx);
+      await this.outbox.record(trx, [{ organizationId: ctx.p.organization.id, type: 'ioc.updated', data: presentIoc(updated) }]);
+      return updated;
     });
   }
 
@@ -370,6 +385,8 @@ export class IncidentsService {
         { id: this.deps.newId(), organization_id: ctx.p.organization.id, incident_id: incidentId, kind: 'ioc_removed', actor_id: ctx.p.user.id, changes: { type: ioc.type, value: ioc.value }, ioc_id: id, created_at: at },
       ]);
       await this.audit.recordAs(trx, ctx, { action: 'ioc.deleted', targetType: 'ioc', targetId: id, changes: { type: ioc.type, value: ioc.value } });
+      // Its last state, stamped with the deletion: a TAXII reader revokes the indicator.
+      await this.outbox.record(trx, [{ organizationId: ctx.p.organization.id, type: 'ioc.deleted', data: presentIoc({ ...ioc, updated_at: at }) }]);
     });
   }
 
@@ -437,6 +454,15 @@ export class IncidentsService {
   countOpen(db: Kysely<DB>, orgId: string) {
     return this.repo.countOpen(db, orgId);
   }
+}
+
+/** A timestamp as both dialects give it back (ISO 8601 UTC, milliseconds), or null. */
+const isoOrNull = (v: string | null | undefined) => (v ? new Date(v).toISOString() : null);
+
+/** An IOC's expiry must come after the start of its validity (first_seen, or when it is added). */
+function expiryError(expiresAt: string | null | undefined, validFrom: string): string | undefined {
+  if (!expiresAt) return undefined;
+  return Date.parse(expiresAt) > Date.parse(validFrom) ? undefined : 'must be later than first_seen (or than now, without first_seen)';
 }
 
 export function typeboxErrors(errors: Array<{ keyword: string; instancePath: string; params: Record<string, unknown>; message?: string }>): FieldError[] {

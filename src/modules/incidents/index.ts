@@ -17,6 +17,6 @@ export function createIncidentsModule(ctx: Pick<AppDeps, 'database' | 'clock' | 
   const service = new IncidentsService(ctx, new IncidentsRepository(ctx.database.dialect), ctx.audit, ctx.outbox);
   ctx.hooks.on('organizations.usage', async (db, orgId, key) => (key === 'incidents_open' ? service.countOpen(db, orgId) : undefined));
   // What its events carry, for the OpenAPI document's webhooks.
-  const events = { 'incident.created': IncidentSchema, 'incident.updated': IncidentSchema, 'ioc.created': IocSchema };
+  const events = { 'incident.created': IncidentSchema, 'incident.updated': IncidentSchema, 'ioc.created': IocSchema, 'ioc.updated': IocSchema, 'ioc.deleted': IocSchema };
   return { name: 'incidents', service, events, routes: [bind(incidentsRoutes, { incidents: service })] } as const;
 }

@@ -33,7 +33,7 @@ export function createMonitoringModule(
     name: 'monitoring',
     service,
     // What its events carry, for the OpenAPI document's webhooks.
-    events: { 'alert.created': AlertSchema, 'monitor.scan_completed': ScanSchema },
+    events: { 'alert.created': AlertSchema, 'alert.updated': AlertSchema, 'monitor.scan_completed': ScanSchema },
     routes: [bind(monitoringRoutes, { monitoring: service })],
     jobs: [
       { name: 'monitor scans', start: (log) => service.scans.start(log), stop: () => service.scans.stop() },

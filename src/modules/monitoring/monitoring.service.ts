@@ -220,6 +220,17 @@ export class MonitoringService {
     return ids.length;
   }
 
+  /** Records an alert.updated event for each of these alerts as they now are, in the change's transaction. */
+  private async recordUpdated(trx: Kysely<DB>, ids: string[]): Promise<AlertRow[]> {
+    const rows: AlertRow[] = [];
+    for (let i = 0; i < ids.length; i += 500) rows.push(...(await this.repo.alertsByIds(trx, ids.slice(i, i + 500))));
+    await this.outbox.record(
+      trx,
+      rows.map((r) => ({ organizationId: r.organization_id, type: 'alert.updated' as const, data: presentAlert(r) })),
+    );
+    return rows;
+  }
+
   /** The domains the organization watches with active domain monitors, sorted (a watched domain covers its subdomains). */
   async watchedDomains(orgId: string): Promise<string[]> {
     const rows = await this.repo.activeDomainTerms(this.db, orgId);
@@ -274,7 +285,8 @@ export class MonitoringService {
       if (Object.keys(changes).length === 0) return current;
       await this.repo.updateAlerts(trx, ctx.p.organization.id, [id], { ...patch, updated_at: this.deps.clock().toISOString() });
       await this.audit.recordAs(trx, ctx, { action: 'alert.updated', targetType: 'alert', targetId: id, changes });
-      return this.getAlert(ctx.p, id, trx);
+      const [updated] = await this.recordUpdated(trx, [id]);
+      return updated!;
     });
   }
 
@@ -285,6 +297,7 @@ export class MonitoringService {
       const set = { status: body.status, ...(body.note !== undefined && { note: body.note }), updated_at: this.deps.clock().toISOString() };
       const updated = await this.repo.updateAlerts(trx, ctx.p.organization.id, ids, set);
       if (updated.length) {
+        await this.recordUpdated(trx, updated);
         await this.audit.recordAs(trx, ctx, { action: 'alerts.triaged', targetType: 'alert', targetId: null, changes: { ids: updated, status: body.status, ...(body.note !== undefined && { note: body.note }) } });
       }
       const found = new Set(updated);
@@ -342,6 +355,7 @@ export class MonitoringService {
         incident = await this.incidents.create(ctx, { title, severity: alert.severity as Severity, iocs }, { trx, sourceAlertId: alert.id });
       }
       await this.repo.updateAlerts(trx, ctx.p.organization.id, [alert.id], { status: 'acknowledged', incident_id: incident.id, updated_at: this.deps.clock().toISOString() });
+      await this.recordUpdated(trx, [alert.id]);
       await this.audit.recordAs(trx, ctx, {
         action: 'alert.escalated',
         targetType: 'alert',

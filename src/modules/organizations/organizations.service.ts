@@ -1,5 +1,7 @@
 import type { Plan } from '../../config.js';
 import type { AppDeps } from '../../deps.js';
+import type { Kysely } from 'kysely';
+import type { DB } from '../../db/schema.js';
 import { type Principal, requireRole } from '../identity/index.js';
 import { conflict, notFound } from '../../http/errors.js';
 import { diff } from '../audit/index.js';
@@ -43,8 +45,8 @@ export class OrganizationsService {
     return organizationListing.page(qb, params, (row: OrganizationRow) => this.present({ ...row, member_count: Number(row.member_count ?? 0) }));
   }
 
-  async get(orgId: string): Promise<OrganizationRow> {
-    const row = await this.orgs.findById(this.db, orgId);
+  async get(orgId: string, db: Kysely<DB> = this.db): Promise<OrganizationRow> {
+    const row = await this.orgs.findById(db, orgId);
     if (!row) throw notFound();
     return row;
   }

@@ -1,0 +1,154 @@
+import { randomUUID } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { AppDeps } from '../../deps.js';
+import type { DB } from '../../db/schema.js';
+import { exposureObjects, type StixAlert } from '../../domain/stix-exposure.js';
+import { marking, organizationIdentity, type StixIoc, stixIocObject } from '../../domain/stix.js';
+import type { RecordedEvent } from '../hooks.js';
+import type { Principal } from '../identity/index.js';
+import { COLLECTION_KINDS, type CollectionKind, type ObjectQuery, type ObjectVersion, type StoredObject, TaxiiRepository } from './taxii.repository.js';
+
+/** The organization as the STIX objects name it. */
+export type OrganizationLookup = (db: Kysely<DB>, orgId: string) => Promise<{ id: string; name: string; created_at: string }>;
+
+/** A page of a collection: its rows and whether more follow. */
+export interface CollectionPage {
+  rows: StoredObject[];
+  more: boolean;
+}
+
+
+
+const COLLECTION_TEXT: Record<CollectionKind, { title: string; description: string }> = {
+  indicators: {
+    title: 'Indicators',
+    description: "Every IOC of the organization's incidents as a STIX indicator (a vulnerability for a CVE), one version per change; a deleted IOC is a revoked version.",
+  },
+  exposures: {
+    title: 'Exposures',
+    description: "Every monitoring alert as a sighting of the organization in a leak source, with the leaked account's observables (threatmon's STIX profile for leak exposures).",
+  },
+};
+
+/** One millisecond after a STIX timestamp: a version that must be later than the last one kept. */
+const after = (ts: string) => new Date(Date.parse(ts) + 1).toISOString();
+
+/**
+ * TAXII 2.1's view of an organization: collections written from its domain events (in the
+ * transaction of each change) and read in date_added order, dated when they become visible.
+ */
+export class TaxiiService {
+  private readonly db: Kysely<DB>;
+
+  constructor(
+    private readonly deps: Pick<AppDeps, 'database' | 'clock'>,
+    private readonly repo: TaxiiRepository,
+    private readonly organization: OrganizationLookup,
+  ) {
+    this.db = deps.database.db;
+  }
+
+  /** The events.recorded hook: the STIX versions of the IOCs and alerts these events carry. */
+  async record(trx: Kysely<DB>, events: RecordedEvent[]): Promise<void> {
+    const relevant = events.filter((e) => e.type.startsWith('ioc.') || e.type.startsWith('alert.'));
+    for (const orgId of new Set(relevant.map((e) => e.organization_id))) {
+      const org = await this.organization(trx, orgId);
+      const creator = organizationIdentity(org, org.created_at);
+      const shared = new Map<string, ObjectVersion>();
+      const own: ObjectVersion[] = [];
+      const share = (collection: CollectionKind, object: Record<string, unknown>) => {
+        const version = String(object.modified ?? object.created ?? '');
+        shared.set(`${collection} ${object.id} ${version}`, { collection, stixId: object.id as string, type: object.type as string, version, object });
+      };
+      const mine = relevant.filter((e) => e.organization_id === orgId);
+      // The latest kept version of each object an update changes: its new version must come after it.
+      const changing = mine.filter((e) => !e.type.endsWith('.created'));
+      const latest = new Map<string, string>();
+      for (const collection of COLLECTION_KINDS) {
+        const ids = changing.filter((e) => collectionOf(e) === collection).map((e) => stixIdOf(e, creator.id)).filter((id): id is string => id !== null);
+        for (const [id, version] of await this.repo.latestVersions(trx, orgId, collection, ids)) latest.set(`${collection} ${id}`, version);
+      }
+      const replacing = new Set<string>();
+      const versioned = (collection: CollectionKind, object: Record<string, unknown>) => {
+        const key = `${collection} ${object.id}`;
+        const previous = latest.get(key);
+        let version = String(object.modified);
+        if (previous !== undefined) {
+          replacing.add(object.id as string);
+          if (version <= previous) version = after(previous);
+        }
+        latest.set(key, version);
+        own.push({ collection, stixId: object.id as string, type: object.type as string, version, object: { ...object, modified: version } });
+      };
+      for (const e of mine) {
+        const data = JSON.parse(e.data) as Record<string, unknown>;
+        if (e.type.startsWith('ioc.')) {
+          const ioc = data as unknown as StixIoc;
+          const object = stixIocObject(ioc, creator.id);
+          if (!object) continue;
+          share('indicators', marking(ioc.tlp));
+          share('indicators', creator);
+          versioned('indicators', e.type === 'ioc.deleted' ? { ...object, revoked: true } : object);
+        } else {
+          const alert = data as unknown as StixAlert;
+          const { shared: common, own: objects } = exposureObjects(alert, org, alert.updated_at);
+          for (const object of common) share('exposures', object);
+          for (const object of objects) {
+            if (object.type === 'sighting') versioned('exposures', object);
+            else share('exposures', object);
+          }
+        }
+      }
+      // Shared objects first: what a reader needs comes no later than what refers to it.
+      await this.repo.addVersions(trx, orgId, [...shared.values(), ...own], replacing);
+    }
+  }
+
+  /** The organization's collections (made on first use, with ids that never change). */
+  async collections(p: Principal): Promise<Array<{ id: string; kind: CollectionKind; title: string; description: string }>> {
+    let rows = await this.repo.collections(this.db, p.organization.id);
+    if (rows.length < COLLECTION_KINDS.length) {
+      const at = this.deps.clock().toISOString();
+      await this.repo.createCollections(this.db, COLLECTION_KINDS.map((kind) => ({ id: randomUUID(), organization_id: p.organization.id, kind, created_at: at })));
+      rows = await this.repo.collections(this.db, p.organization.id);
+    }
+    return COLLECTION_KINDS.map((kind) => {
+      const row = rows.find((r) => r.kind === kind)!;
+      return { id: row.id, kind, ...COLLECTION_TEXT[kind] };
+    });
+  }
+
+  async collection(p: Principal, id: string) {
+    return (await this.collections(p)).find((c) => c.id === id.toLowerCase());
+  }
+
+  /** A page of a collection in date_added order, after dating what became visible since the last read. */
+  async page(p: Principal, q: ObjectQuery): Promise<CollectionPage> {
+    await this.stampPending(p.organization.id);
+    const rows = await this.repo.page(this.db, p.organization.id, q);
+    return { rows: rows.slice(0, q.limit), more: rows.length > q.limit };
+  }
+
+  exists(p: Principal, collection: CollectionKind, stixId: string): Promise<boolean> {
+    return this.repo.exists(this.db, p.organization.id, collection, stixId);
+  }
+
+  private async stampPending(orgId: string): Promise<void> {
+    while (await this.repo.hasPending(this.db, orgId)) {
+      const nowUs = this.deps.clock().getTime() * 1000;
+      const dated = await this.db.transaction().execute((trx) => this.repo.stamp(trx, orgId, nowUs));
+      if (dated === 0) return;
+    }
+  }
+}
+
+function collectionOf(e: RecordedEvent): CollectionKind {
+  return e.type.startsWith('ioc.') ? 'indicators' : 'exposures';
+}
+
+/** The id of the versioned object an event changes: the IOC's indicator, the alert's sighting. */
+function stixIdOf(e: RecordedEvent, creatorId: string): string | null {
+  const data = JSON.parse(e.data) as Record<string, unknown>;
+  if (e.type.startsWith('ioc.')) return (stixIocObject(data as unknown as StixIoc, creatorId)?.id as string | undefined) ?? null;
+  return exposureObjects(data as unknown as StixAlert, { id: '', name: '', created_at: '' }, '').own.find((o) => o.type === 'sighting')!.id as string;
+}
