@@ -33,6 +33,7 @@ export const RESPONSE_HEADERS = {
   'ratelimit-reset': header('Seconds until the window resets.', Type.Integer()),
   'ratelimit-policy': header('`<limit>;w=60`.'),
   'retry-after': header('Seconds to wait before trying again.', Type.Integer()),
+  location: header('Where the resource is: this path with its trailing slash.'),
   etag: header('Strong validator of the record (`"<version>"`): send it back in If-None-Match (304) or If-Match (412 on mismatch).'),
 } as const;
 
@@ -75,11 +76,19 @@ export function documentRoute({ schema: given = {}, url: routeUrl, route }: { sc
   if (url.includes(':')) add(404);
   if (api) add(503);
   add(500);
+  // The same path without its trailing slash answers 308 to this one (API.md section 0), before
+  // any authentication: declared here, as the only place a document can say it.
+  if (url.endsWith('/') && url !== '/') {
+    responses[308] ??= Type.Null({
+      description: 'Permanent Redirect: the answer to this path without its trailing slash (never to this path itself), with Location set to this path and the same query string. Clients that follow redirects repeat the request here, method and body included.',
+    }) as never;
+  }
   for (const [status, response] of Object.entries(responses)) {
     const code = Number(status);
     const headers: Record<string, unknown> = { ...response.headers, 'x-request-id': RESPONSE_HEADERS['x-request-id'] };
     // The plan limiter answers for authenticated requests, after authentication (so not on a 401).
-    if (authenticated && code !== 401) for (const h of RATE_LIMIT_HEADERS) headers[h] = RESPONSE_HEADERS[h];
+    if (authenticated && code !== 401 && code !== 308) for (const h of RATE_LIMIT_HEADERS) headers[h] = RESPONSE_HEADERS[h];
+    if (code === 308) headers.location = RESPONSE_HEADERS.location;
     if (code === 429 || code === 503) headers['retry-after'] = RESPONSE_HEADERS['retry-after'];
     if (etag.includes(code) || (code === 304 && etag.length > 0)) headers.etag = RESPONSE_HEADERS.etag;
     responses[status] = { ...response, headers };
@@ -98,6 +107,7 @@ const html = (summary: string, description: string): Operation => ({
   description,
   responses: {
     200: { description: 'The page.', content: { 'text/html': { schema: { type: 'string' } as never } } },
+    308: { description: 'Permanent Redirect: the answer to this path without its trailing slash.', headers: { location: { description: RESPONSE_HEADERS.location.description, required: true, schema: { type: 'string' } } as never } },
     500: { description: PROBLEM_TEXT[500] as string, content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } } },
   },
 });
@@ -154,7 +164,7 @@ export function documentObject({ openapiObject }: { openapiObject: Partial<OpenA
         if (Number(status) >= 400 && problem) response.content = { 'application/problem+json': problem };
         // Always sent with the responses that list them (rate-limit headers only while limits are on;
         // Retry-After with a 503 only when waiting helps, as while a bulk load is indexed).
-        for (const name of ['x-request-id', 'etag', 'retry-after']) {
+        for (const name of ['x-request-id', 'etag', 'retry-after', 'location']) {
           const h = response.headers?.[name];
           if (h && !(name === 'retry-after' && status === '503')) h.required = true;
         }

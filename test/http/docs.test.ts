@@ -121,6 +121,20 @@ describe('OpenAPI and documentation pages', () => {
     expect(ordering?.schema.enum).toContain('-created_at');
   });
 
+  it('declares the 308 that each slashed path answers without its slash, and the server answers it', async () => {
+    for (const [path, ops] of Object.entries(spec.paths as Record<string, Record<string, any>>)) {
+      for (const [method, op] of Object.entries(ops)) {
+        if (!path.endsWith('/') || path === '/') continue;
+        expect(op.responses['308']?.headers?.location, `${method} ${path}`).toMatchObject({ required: true });
+      }
+    }
+    for (const [path, method] of [['/api/v1/incidents', 'POST'], ['/taxii2', 'GET'], ['/api/schema', 'GET']] as const) {
+      const res = await t.inject({ method, url: `${path}?page=2` });
+      expect(res.statusCode, path).toBe(308);
+      expect(res.headers.location).toBe(`${path}/?page=2`);
+    }
+  });
+
   it('lists every API route', () => {
     const routes = Object.entries(spec.paths).flatMap(([path, ops]) => Object.keys(ops as object).map((m) => `${m.toUpperCase()} ${path}`));
     for (const r of [

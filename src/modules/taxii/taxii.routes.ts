@@ -107,6 +107,8 @@ export const taxiiRoutes: FastifyPluginAsyncTypebox<{ taxii: TaxiiService; authe
   app.get(
     '/',
     {
+      // Only /taxii2/: /taxii2 answers 308 to it, as every path without its slash does.
+      prefixTrailingSlash: 'slash',
       config: { taxii: 'resource' },
       schema: { tags, security, operationId: 'taxii_discovery', summary: 'TAXII discovery', description: "The server and the caller's API root (its organization's).", response: { 200: media(DiscoverySchema), ...errors } },
     },
