@@ -341,3 +341,25 @@ describe('TAXII 2.1 (API.md section 10)', () => {
     });
   });
 });
+
+describe('TAXII 2.1 and the plan rate limit', () => {
+  it("counts TAXII requests against the organization's plan: past it, 429 as a TAXII error with Retry-After", async () => {
+    const t = await buildTestApp({ THREATMON_PLAN_LIMITS: 'starter=3' });
+    try {
+      const team = await t.createTeam('starter', 'taxii-limited', 'taxii-limited');
+      const headers = { accept: TAXII, authorization: `Bearer ${await t.token(team.members.viewer)}` };
+      const statuses: number[] = [];
+      let last;
+      for (let i = 0; i < 4; i++) {
+        last = await t.inject({ method: 'GET', url: `/taxii2/${team.org.id}/`, headers });
+        statuses.push(last.statusCode);
+      }
+      expect(statuses).toEqual([200, 200, 200, 429]);
+      expect(last!.headers['content-type']).toBe(TAXII);
+      expect(Number(last!.headers['retry-after'])).toBeGreaterThan(0);
+      expect(json(last!)).toMatchObject({ title: 'Too Many Requests', http_status: '429', error_code: 'rate_limited' });
+    } finally {
+      await t.close();
+    }
+  });
+});
