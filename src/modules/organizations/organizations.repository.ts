@@ -23,6 +23,11 @@ export class OrganizationsRepository {
     return row && { ...row, member_count: Number(row.member_count ?? 0) };
   }
 
+  /** The names of these organizations (no member counts), for presenting many at once. */
+  names(db: Kysely<DB>, ids: readonly string[]) {
+    return db.selectFrom('organizations').select(['id', 'name', 'created_at']).where('id', 'in', ids).execute();
+  }
+
   /** Whether the database holds any organization (an empty one gets the first admin). */
   async any(db: Kysely<DB>): Promise<boolean> {
     return Boolean(await db.selectFrom('organizations').select('id').limit(1).executeTakeFirst());

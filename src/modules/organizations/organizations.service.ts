@@ -51,6 +51,11 @@ export class OrganizationsService {
     return row;
   }
 
+  /** Id, name and creation of these organizations, in `db` (the caller's transaction, when it has one). */
+  names(ids: readonly string[], db: Kysely<DB> = this.db) {
+    return ids.length ? this.orgs.names(db, ids) : Promise.resolve([]);
+  }
+
   async update(p: Principal, changes: { name?: string; plan?: Plan }, ip: string, assertVersion: (v: number) => void) {
     const updated = await this.db.transaction().execute(async (trx) => {
       const org = await this.orgs.findById(trx, p.organization.id);

@@ -12,7 +12,7 @@ export { TaxiiService };
 /** What the TAXII server is made from. */
 export type TaxiiDeps = Pick<AppDeps, 'database' | 'clock'> & {
   hooks: AppHookRegistry;
-  orgs: Pick<OrganizationsService, 'get'>;
+  orgs: Pick<OrganizationsService, 'names'>;
   /** Identity's authentication, with HTTP Basic. */
   authenticate: BoundPlugin;
   bodyLimit: number;
@@ -23,7 +23,7 @@ export type TaxiiDeps = Pick<AppDeps, 'database' | 'clock'> & {
  * written from the events every change records (events.recorded), in the change's transaction.
  */
 export function createTaxiiModule(ctx: TaxiiDeps) {
-  const service = new TaxiiService(ctx, new TaxiiRepository(ctx.database.dialect), (db, id) => ctx.orgs.get(id, db));
+  const service = new TaxiiService(ctx, new TaxiiRepository(ctx.database.dialect), (db, ids) => ctx.orgs.names(ids, db));
   ctx.hooks.on('events.recorded', (trx, events) => service.record(trx, events));
   return {
     name: 'taxii',

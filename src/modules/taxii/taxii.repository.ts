@@ -6,6 +6,7 @@ export type CollectionKind = (typeof COLLECTION_KINDS)[number];
 
 /** One version of a STIX object as a collection keeps it. */
 export interface ObjectVersion {
+  orgId: string;
   collection: CollectionKind;
   stixId: string;
   type: string;
@@ -69,38 +70,47 @@ export class TaxiiRepository {
   }
 
   /**
-   * Adds versions (unstamped). `replacing`: the objects that had a version before, which stops
-   * being the latest. A version already kept (same object, same version) is not added twice.
+   * Adds versions (unstamped), in the order given. `replacing`: the `<org> <collection> <stix id>`
+   * of objects that had a version before, which stops being the latest. A version already kept
+   * (same object, same version) is not added twice.
    */
-  async addVersions(db: Kysely<DB>, orgId: string, versions: ObjectVersion[], replacing: ReadonlySet<string>): Promise<void> {
-    for (const collection of new Set(versions.map((v) => v.collection))) {
-      const ids = [...new Set(versions.filter((v) => v.collection === collection && replacing.has(v.stixId)).map((v) => v.stixId))];
-      for (let i = 0; i < ids.length; i += 500) {
+  async addVersions(db: Kysely<DB>, versions: ObjectVersion[], replacing: ReadonlySet<string>): Promise<void> {
+    const keyOf = (v: ObjectVersion) => `${v.orgId} ${v.collection} ${v.stixId}`;
+    const replaced = new Map<string, { orgId: string; collection: CollectionKind; ids: Set<string> }>();
+    for (const v of versions) {
+      if (!replacing.has(keyOf(v))) continue;
+      const group = `${v.orgId} ${v.collection}`;
+      if (!replaced.has(group)) replaced.set(group, { orgId: v.orgId, collection: v.collection, ids: new Set() });
+      replaced.get(group)!.ids.add(v.stixId);
+    }
+    for (const { orgId, collection, ids } of replaced.values()) {
+      const list = [...ids];
+      for (let i = 0; i < list.length; i += 500) {
         await db
           .updateTable('taxii_objects')
           .set({ superseded: true })
           .where('organization_id', '=', orgId)
           .where('collection', '=', collection)
-          .where('stix_id', 'in', ids.slice(i, i + 500))
+          .where('stix_id', 'in', list.slice(i, i + 500))
           .where('superseded', '=', false)
           .execute();
       }
     }
     const rows = versions.map((v) => ({
-      organization_id: orgId,
+      organization_id: v.orgId,
       collection: v.collection,
       stix_id: v.stixId,
       type: v.type,
       version: v.version,
       added_us: null,
-      first: !replacing.has(v.stixId),
+      first: !replacing.has(keyOf(v)),
       superseded: false,
       object: JSON.stringify(v.object),
     }));
-    for (let i = 0; i < rows.length; i += 200) {
+    for (let i = 0; i < rows.length; i += 500) {
       await db
         .insertInto('taxii_objects')
-        .values(rows.slice(i, i + 200))
+        .values(rows.slice(i, i + 500))
         .onConflict((oc) => oc.columns(['organization_id', 'collection', 'stix_id', 'version']).doNothing())
         .execute();
     }

@@ -2,14 +2,14 @@ import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { AppDeps } from '../../deps.js';
 import type { DB } from '../../db/schema.js';
-import { exposureObjects, type StixAlert } from '../../domain/stix-exposure.js';
+import { exposureObjects, sightingId, type StixAlert } from '../../domain/stix-exposure.js';
 import { marking, organizationIdentity, type StixIoc, stixIocObject } from '../../domain/stix.js';
 import type { RecordedEvent } from '../hooks.js';
 import type { Principal } from '../identity/index.js';
 import { COLLECTION_KINDS, type CollectionKind, type ObjectQuery, type ObjectVersion, type StoredObject, TaxiiRepository } from './taxii.repository.js';
 
-/** The organization as the STIX objects name it. */
-export type OrganizationLookup = (db: Kysely<DB>, orgId: string) => Promise<{ id: string; name: string; created_at: string }>;
+/** Organizations as the STIX objects name them. */
+export type OrganizationsLookup = (db: Kysely<DB>, ids: string[]) => Promise<Array<{ id: string; name: string; created_at: string }>>;
 
 /** A page of a collection: its rows and whether more follow. */
 export interface CollectionPage {
@@ -43,65 +43,69 @@ export class TaxiiService {
   constructor(
     private readonly deps: Pick<AppDeps, 'database' | 'clock'>,
     private readonly repo: TaxiiRepository,
-    private readonly organization: OrganizationLookup,
+    private readonly organizations: OrganizationsLookup,
   ) {
     this.db = deps.database.db;
   }
 
-  /** The events.recorded hook: the STIX versions of the IOCs and alerts these events carry. */
+  /**
+   * The events.recorded hook: the STIX versions of the IOCs and alerts these events carry, for every
+   * organization at once (an ingest batch raises alerts for many): one lookup of the organizations,
+   * one of the versions that updates replace, and the rows in a few multi-row inserts.
+   */
   async record(trx: Kysely<DB>, events: RecordedEvent[]): Promise<void> {
     const relevant = events.filter((e) => e.type.startsWith('ioc.') || e.type.startsWith('alert.'));
-    for (const orgId of new Set(relevant.map((e) => e.organization_id))) {
-      const org = await this.organization(trx, orgId);
-      const creator = organizationIdentity(org, org.created_at);
-      const shared = new Map<string, ObjectVersion>();
-      const own: ObjectVersion[] = [];
-      const share = (collection: CollectionKind, object: Record<string, unknown>) => {
-        const version = String(object.modified ?? object.created ?? '');
-        shared.set(`${collection} ${object.id} ${version}`, { collection, stixId: object.id as string, type: object.type as string, version, object });
-      };
-      const mine = relevant.filter((e) => e.organization_id === orgId);
-      // The latest kept version of each object an update changes: its new version must come after it.
-      const changing = mine.filter((e) => !e.type.endsWith('.created'));
-      const latest = new Map<string, string>();
+    if (relevant.length === 0) return;
+    const orgs = new Map((await this.organizations(trx, [...new Set(relevant.map((e) => e.organization_id))])).map((o) => [o.id, o]));
+    const parsed = relevant.map((e) => ({ e, data: JSON.parse(e.data) as Record<string, unknown>, creator: organizationIdentity(orgs.get(e.organization_id)!, orgs.get(e.organization_id)!.created_at) }));
+    // The latest kept version of each object an update changes: its new version must come after it.
+    const latest = new Map<string, string>();
+    const changing = parsed.filter(({ e }) => !e.type.endsWith('.created'));
+    for (const orgId of new Set(changing.map(({ e }) => e.organization_id))) {
       for (const collection of COLLECTION_KINDS) {
-        const ids = changing.filter((e) => collectionOf(e) === collection).map((e) => stixIdOf(e, creator.id)).filter((id): id is string => id !== null);
-        for (const [id, version] of await this.repo.latestVersions(trx, orgId, collection, ids)) latest.set(`${collection} ${id}`, version);
+        const ids = changing.filter(({ e }) => e.organization_id === orgId && collectionOf(e) === collection).map(({ e, data, creator }) => versionedId(e, data, creator.id));
+        for (const [id, version] of await this.repo.latestVersions(trx, orgId, collection, ids.filter((i): i is string => i !== null))) latest.set(`${orgId} ${collection} ${id}`, version);
       }
-      const replacing = new Set<string>();
-      const versioned = (collection: CollectionKind, object: Record<string, unknown>) => {
-        const key = `${collection} ${object.id}`;
-        const previous = latest.get(key);
-        let version = String(object.modified);
-        if (previous !== undefined) {
-          replacing.add(object.id as string);
-          if (version <= previous) version = after(previous);
-        }
-        latest.set(key, version);
-        own.push({ collection, stixId: object.id as string, type: object.type as string, version, object: { ...object, modified: version } });
-      };
-      for (const e of mine) {
-        const data = JSON.parse(e.data) as Record<string, unknown>;
-        if (e.type.startsWith('ioc.')) {
-          const ioc = data as unknown as StixIoc;
-          const object = stixIocObject(ioc, creator.id);
-          if (!object) continue;
-          share('indicators', marking(ioc.tlp));
-          share('indicators', creator);
-          versioned('indicators', e.type === 'ioc.deleted' ? { ...object, revoked: true } : object);
-        } else {
-          const alert = data as unknown as StixAlert;
-          const { shared: common, own: objects } = exposureObjects(alert, org, alert.updated_at);
-          for (const object of common) share('exposures', object);
-          for (const object of objects) {
-            if (object.type === 'sighting') versioned('exposures', object);
-            else share('exposures', object);
-          }
-        }
-      }
-      // Shared objects first: what a reader needs comes no later than what refers to it.
-      await this.repo.addVersions(trx, orgId, [...shared.values(), ...own], replacing);
     }
+    const shared = new Map<string, ObjectVersion>();
+    const own: ObjectVersion[] = [];
+    const replacing = new Set<string>();
+    const share = (orgId: string, collection: CollectionKind, object: Record<string, unknown>) => {
+      const version = String(object.modified ?? object.created ?? '');
+      shared.set(`${orgId} ${collection} ${object.id} ${version}`, { orgId, collection, stixId: object.id as string, type: object.type as string, version, object });
+    };
+    const versioned = (orgId: string, collection: CollectionKind, object: Record<string, unknown>) => {
+      const key = `${orgId} ${collection} ${object.id}`;
+      const previous = latest.get(key);
+      let version = String(object.modified);
+      if (previous !== undefined) {
+        replacing.add(key);
+        if (version <= previous) version = after(previous);
+      }
+      latest.set(key, version);
+      own.push({ orgId, collection, stixId: object.id as string, type: object.type as string, version, object: { ...object, modified: version } });
+    };
+    for (const { e, data, creator } of parsed) {
+      const orgId = e.organization_id;
+      if (e.type.startsWith('ioc.')) {
+        const ioc = data as unknown as StixIoc;
+        const object = stixIocObject(ioc, creator.id);
+        if (!object) continue;
+        share(orgId, 'indicators', marking(ioc.tlp));
+        share(orgId, 'indicators', creator);
+        versioned(orgId, 'indicators', e.type === 'ioc.deleted' ? { ...object, revoked: true } : object);
+      } else {
+        const alert = data as unknown as StixAlert;
+        const { shared: common, own: objects } = exposureObjects(alert, orgs.get(orgId)!, alert.updated_at);
+        for (const object of common) share(orgId, 'exposures', object);
+        for (const object of objects) {
+          if (object.type === 'sighting') versioned(orgId, 'exposures', object);
+          else share(orgId, 'exposures', object);
+        }
+      }
+    }
+    // Shared objects first: what a reader needs comes no later than what refers to it.
+    await this.repo.addVersions(trx, [...shared.values(), ...own], replacing);
   }
 
   /** The organization's collections (made on first use, with ids that never change). */
@@ -147,8 +151,7 @@ function collectionOf(e: RecordedEvent): CollectionKind {
 }
 
 /** The id of the versioned object an event changes: the IOC's indicator, the alert's sighting. */
-function stixIdOf(e: RecordedEvent, creatorId: string): string | null {
-  const data = JSON.parse(e.data) as Record<string, unknown>;
+function versionedId(e: RecordedEvent, data: Record<string, unknown>, creatorId: string): string | null {
   if (e.type.startsWith('ioc.')) return (stixIocObject(data as unknown as StixIoc, creatorId)?.id as string | undefined) ?? null;
-  return exposureObjects(data as unknown as StixAlert, { id: '', name: '', created_at: '' }, '').own.find((o) => o.type === 'sighting')!.id as string;
+  return sightingId(String(data.id));
 }
