@@ -18,7 +18,7 @@ import { createEventsModule, type Outbox } from './modules/events/index.js';
 import { type AppHookRegistry, createHooks } from './modules/hooks.js';
 import { type AuthService, createIdentityModule, type PasswordPolicy, principalOf, type TokenService, type UsersService } from './modules/identity/index.js';
 import { createHibpModule } from './modules/hibp/index.js';
-import { createTaxiiModule } from './modules/taxii/index.js';
+import { createTaxiiModule, type TaxiiService } from './modules/taxii/index.js';
 import { createIncidentsModule, type IncidentsService } from './modules/incidents/index.js';
 import { createLeaksModule, type LeaksService } from './modules/leaks/index.js';
 import { createMonitoringModule, type MonitoringService, type ScanOptions } from './modules/monitoring/index.js';
@@ -42,6 +42,7 @@ export interface Services {
   monitoring: MonitoringService;
   trackingTokens: TrackingTokensService;
   webhooks: WebhooksService;
+  taxii: TaxiiService;
   /** Domain events, written in the transaction of their change (the webhooks' outbox). */
   outbox: Outbox;
   /** The seams between modules (see modules/hooks.ts). */
@@ -78,10 +79,11 @@ export function createModules(deps: AppDeps, options: { scans?: ScanOptions; bul
     monitoring: monitoring.service,
     trackingTokens: trackingTokens.service,
     webhooks: webhooks.service,
+    taxii: taxii.service,
     outbox: events.outbox,
     hooks,
   };
-  const jobs: BackgroundJob[] = [...monitoring.jobs, ...webhooks.jobs, ...leaks.jobs];
+  const jobs: BackgroundJob[] = [...monitoring.jobs, ...webhooks.jobs, ...leaks.jobs, ...taxii.jobs];
   // Behind authentication, in this order: each module's routes.
   const secured: BoundPlugin[] = [identity, organizations, audit, incidents, leaks, monitoring, trackingTokens, webhooks].flatMap((m) => m.routes);
   // Outside /api/v1: the tracking-token triggers (no authentication), the Have I Been Pwned surface

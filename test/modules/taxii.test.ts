@@ -258,6 +258,19 @@ describe('TAXII 2.1 (API.md section 10)', () => {
       expect(walked.length).toBe(seenBefore.length + 400);
     });
 
+    it("dates new versions in the background's turn too, at the clock's time, without waiting for a read", async () => {
+      await incident([{ type: 'ipv4', value: '192.0.2.200' }]);
+      const pending = () => t.db.selectFrom('taxii_objects').select(['added_us']).where('organization_id', '=', org.id).where('added_us', 'is', null).execute();
+      expect((await pending()).length).toBeGreaterThan(0);
+      t.clock.advance(3600);
+      const before = new Date(t.clock.now().getTime() - 1).toISOString();
+      await t.services.taxii.stampAll();
+      expect(await pending()).toEqual([]);
+      const res = await get(objectsUrl('indicators', `?match[type]=indicator&added_after=${before}`));
+      expect(String(res.headers['x-taxii-date-added-last']).slice(0, 19)).toBe(t.clock.now().toISOString().slice(0, 19));
+      expect((json(res) as Envelope).objects).toEqual([expect.objectContaining({ pattern: "[ipv4-addr:value = '192.0.2.200']" })]);
+    });
+
     it.skipIf(!TEST_PG_URL)('dates versions in commit order: one written before a page but committed after it comes after it', async () => {
       // Where a client that has read everything stands.
       let last = '';

@@ -116,6 +116,12 @@ export class TaxiiRepository {
     }
   }
 
+  /** The organizations with undated versions. */
+  async pendingOrganizations(db: Kysely<DB>): Promise<string[]> {
+    const rows = await db.selectFrom('taxii_objects').select('organization_id').distinct().where('added_us', 'is', null).execute();
+    return rows.map((r) => r.organization_id);
+  }
+
   async hasPending(db: Kysely<DB>, orgId: string): Promise<boolean> {
     const row = await db.selectFrom('taxii_objects').select('pk').where('organization_id', '=', orgId).where('added_us', 'is', null).limit(1).executeTakeFirst();
     return row !== undefined;

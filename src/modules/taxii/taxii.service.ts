@@ -137,8 +137,20 @@ export class TaxiiService {
     return this.repo.exists(this.db, p.organization.id, collection, stixId);
   }
 
+  /**
+   * The background job's turn: dates every organization's committed versions, so that date_added
+   * follows the change by about a second and a first poll after a large ingest does not wait.
+   */
+  async stampAll(stopping: () => boolean = () => false): Promise<void> {
+    for (const orgId of await this.repo.pendingOrganizations(this.db)) {
+      if (stopping()) return;
+      await this.stampPending(orgId);
+    }
+  }
+
   private async stampPending(orgId: string): Promise<void> {
-    while (await this.repo.hasPending(this.db, orgId)) {
+    // Bounded: versions that keep coming are dated by the next read or turn.
+    for (let pass = 0; pass < 100 && (await this.repo.hasPending(this.db, orgId)); pass++) {
       const nowUs = this.deps.clock().getTime() * 1000;
       const dated = await this.db.transaction().execute((trx) => this.repo.stamp(trx, orgId, nowUs));
       if (dated === 0) return;
