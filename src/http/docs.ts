@@ -84,7 +84,7 @@ export const docs = fp(
     await app.register(swagger, {
       openapi: {
         openapi: '3.1.0',
-        info: { title: 'threatmon API', version: '1.0.0', description: API_DESCRIPTION, license: { name: 'UNLICENSED (proprietary, as package.json says)' }, contact: { name: 'threatmon maintainers' } },
+        info: { title: 'threatmon API', version: '1.0.0', description: API_DESCRIPTION, license: { name: 'UNLICENSED (proprietary, as package.json says)', identifier: 'LicenseRef-threatmon-proprietary' }, contact: { name: 'threatmon maintainers' } },
         servers: [{ url: '/', description: 'This server' }],
         components: {
           securitySchemes: {
