@@ -19,6 +19,7 @@ import { type AppHookRegistry, createHooks } from './modules/hooks.js';
 import { type AuthService, createIdentityModule, type PasswordPolicy, principalOf, type TokenService, type UsersService } from './modules/identity/index.js';
 import { createHibpModule } from './modules/hibp/index.js';
 import { createTaxiiModule, type TaxiiService } from './modules/taxii/index.js';
+import { createNotificationsModule, type NotificationsService } from './modules/notifications/index.js';
 import { createIncidentsModule, type IncidentsService } from './modules/incidents/index.js';
 import { createLeaksModule, type LeaksService } from './modules/leaks/index.js';
 import { createMonitoringModule, type MonitoringService, type ScanOptions } from './modules/monitoring/index.js';
@@ -43,6 +44,7 @@ export interface Services {
   trackingTokens: TrackingTokensService;
   webhooks: WebhooksService;
   taxii: TaxiiService;
+  notifications: NotificationsService;
   /** Domain events, written in the transaction of their change (the webhooks' outbox). */
   outbox: Outbox;
   /** The seams between modules (see modules/hooks.ts). */
@@ -66,6 +68,7 @@ export function createModules(deps: AppDeps, options: { scans?: ScanOptions; bul
   const monitoring = createMonitoringModule({ database, clock, newId, audit: audit.log, hooks, incidents: incidents.service, outbox: events.outbox, scans: options.scans });
   const trackingTokens = createTrackingTokensModule({ database, clock, newId, counters, config, audit: audit.log, hooks, outbox: events.outbox, users: identity.users });
   const hibp = createHibpModule({ config, counters, metrics, keys: identity.keys, leaks: leaks.service, monitoring: monitoring.service });
+  const notifications = createNotificationsModule({ database, clock, newId, config, metrics, audit: audit.log, hooks });
   const taxii = createTaxiiModule({ database, clock, hooks, orgs: organizations.service, authenticate: identity.authenticateWithBasic, bodyLimit: BODY_LIMIT });
   const services: Services = {
     audit: audit.log,
@@ -80,12 +83,13 @@ export function createModules(deps: AppDeps, options: { scans?: ScanOptions; bul
     trackingTokens: trackingTokens.service,
     webhooks: webhooks.service,
     taxii: taxii.service,
+    notifications: notifications.service,
     outbox: events.outbox,
     hooks,
   };
-  const jobs: BackgroundJob[] = [...monitoring.jobs, ...webhooks.jobs, ...leaks.jobs, ...taxii.jobs];
+  const jobs: BackgroundJob[] = [...monitoring.jobs, ...webhooks.jobs, ...leaks.jobs, ...taxii.jobs, ...notifications.jobs];
   // Behind authentication, in this order: each module's routes.
-  const secured: BoundPlugin[] = [identity, organizations, audit, incidents, leaks, monitoring, trackingTokens, webhooks].flatMap((m) => m.routes);
+  const secured: BoundPlugin[] = [identity, organizations, audit, incidents, leaks, monitoring, trackingTokens, webhooks, notifications].flatMap((m) => m.routes);
   // Outside /api/v1: the tracking-token triggers (no authentication), the Have I Been Pwned surface
   // at its own paths (its own authentication, by API key, and its own error shapes), and TAXII 2.1.
   const site: readonly BoundPlugin[] = [...trackingTokens.siteRoutes, ...hibp.siteRoutes, ...taxii.siteRoutes];

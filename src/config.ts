@@ -25,6 +25,10 @@ export interface Config {
   readonly publicUrl: string | null;
   readonly corsOrigins: readonly string[];
   readonly webhookAllowPrivate: boolean;
+  /** Where notification e-mail is sent: smtp://[user:pass@]host[:port] (STARTTLS when offered) or smtps://; null: e-mail channels fail with a clear error. */
+  readonly smtpUrl: string | null;
+  /** The From of notification e-mail. */
+  readonly smtpFrom: string;
   /** How long delivered webhook messages, delivery attempts and outbox events are kept, in seconds. */
   readonly webhookRetentionSeconds: number;
   readonly metrics: boolean;
@@ -221,6 +225,8 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     publicUrl,
     corsOrigins,
     webhookAllowPrivate: readBool(env, 'THREATMON_WEBHOOK_ALLOW_PRIVATE', false),
+    smtpUrl: parseSmtpUrl(env.THREATMON_SMTP_URL || ''),
+    smtpFrom: env.THREATMON_SMTP_FROM || 'threatmon <threatmon@localhost>',
     webhookRetentionSeconds: readDuration(env, 'THREATMON_WEBHOOK_RETENTION', 30 * 86400),
     metrics: readBool(env, 'THREATMON_METRICS', false),
     logLevel,
@@ -241,4 +247,16 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     ...overrides,
   };
   return Object.freeze(config);
+}
+
+function parseSmtpUrl(raw: string): string | null {
+  if (!raw) return null;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError('THREATMON_SMTP_URL', 'expected smtp://[user:password@]host[:port] or smtps://...');
+  }
+  if (url.protocol !== 'smtp:' && url.protocol !== 'smtps:') throw new ConfigError('THREATMON_SMTP_URL', `expected an smtp:// or smtps:// URL, got ${url.protocol}`);
+  return raw;
 }

@@ -25,6 +25,7 @@ import * as m0023 from './migrations/0023_severity_by_exposure.js';
 import * as m0024 from './migrations/0024_api_keys.js';
 import * as m0025 from './migrations/0025_hibp_breach_domains_ntlm.js';
 import * as m0026 from './migrations/0026_taxii.js';
+import * as m0027 from './migrations/0027_notifications.js';
 
 /** Listed in code, not read from a folder, so they run the same from src/ (tsx) and dist/. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -54,6 +55,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0024_api_keys': m0024,
   '0025_hibp_breach_domains_ntlm': m0025,
   '0026_taxii': m0026,
+  '0027_notifications': m0027,
 };
 
 /** PostgreSQL: the connection's current schema (the one its search_path puts first). */

@@ -81,6 +81,8 @@ export interface DB {
   api_key_ips: { api_key_id: string; ip: string; first_seen_at: string };
   taxii_collections: { id: string; organization_id: string; kind: string; created_at: string };
   taxii_objects: TaxiiObjectsTable;
+  notification_channels: NotificationChannelsTable;
+  notification_messages: NotificationMessagesTable;
 }
 
 export interface TaxiiObjectsTable {
@@ -417,4 +419,43 @@ export interface WebhookAttemptsTable {
   duration_ms: number;
   error: string | null;
   created_at: string;
+}
+
+export interface NotificationChannelsTable {
+  id: string;
+  organization_id: string;
+  kind: string;
+  name: string;
+  target: string;
+  events: string;
+  min_severity: string | null;
+  monitors: string;
+  tracking_tokens: string;
+  personal_data: boolean | number;
+  per_minute: number;
+  is_active: boolean | number;
+  window_start: string | null;
+  window_count: Generated<number>;
+  last_success_at: string | null;
+  last_failure_at: string | null;
+  last_error: string | null;
+  consecutive_failures: Generated<number>;
+  version: Generated<number>;
+  created_by: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface NotificationMessagesTable {
+  id: string;
+  channel_id: string;
+  event_type: string;
+  data: string;
+  window_start: string;
+  status: string;
+  attempts: Generated<number>;
+  next_attempt_at: string;
+  last_error: string | null;
+  created_at: string;
+  sent_at: string | null;
 }

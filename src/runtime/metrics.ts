@@ -40,6 +40,12 @@ export class Metrics {
     labelNames: ['outcome'] as const,
     registers: [this.registry],
   });
+  readonly notifications = new Counter({
+    name: 'threatmon_notifications_total',
+    help: 'Notification attempts by channel kind and outcome: sent, retried (failed, tried again later), given_up (failed for 24 h).',
+    labelNames: ['kind', 'outcome'] as const,
+    registers: [this.registry],
+  });
   readonly webhookLatency = new Histogram({
     name: 'threatmon_webhook_delivery_latency_seconds',
     help: 'From the event being recorded to its delivery (2xx), in seconds.',

@@ -14,6 +14,8 @@ export interface SendResult {
   status_code: number | null;
   duration_ms: number;
   error: string | null;
+  /** The first KiB of what the receiver answered (chat services say why they refused in it). */
+  answer?: string;
 }
 
 /**
@@ -47,11 +49,13 @@ export function sign(secrets: readonly string[], id: string, at: Date, body: str
  */
 export async function send(url: string, headers: Record<string, string>, body: string, allowPrivate: boolean): Promise<SendResult> {
   const started = performance.now();
+  let answer = '';
   const done = (status: number | null, error: string | null): SendResult => ({
     ok: status !== null && status >= 200 && status < 300,
     status_code: status,
     duration_ms: Math.round(performance.now() - started),
     error,
+    answer: answer.slice(0, 1024),
   });
   let target: URL;
   try {
@@ -81,6 +85,7 @@ export async function send(url: string, headers: Record<string, string>, body: s
       (res) => {
         let read = 0;
         res.on('data', (chunk: Buffer) => {
+          if (answer.length < 1024) answer += chunk.toString('utf8', 0, Math.min(chunk.length, 1024));
           read += chunk.length;
           if (read >= MAX_ANSWER) {
             res.destroy();

@@ -1,0 +1,134 @@
+import type { Kysely, Selectable, Updateable } from 'kysely';
+import type { DB, NotificationChannelsTable, NotificationMessagesTable } from '../../db/schema.js';
+
+export type ChannelRow = Selectable<NotificationChannelsTable>;
+export type MessageRow = Selectable<NotificationMessagesTable>;
+
+/** Every query of the notifications module. */
+export class NotificationsRepository {
+  selectChannels(db: Kysely<DB>, orgId: string) {
+    return db.selectFrom('notification_channels').selectAll().where('organization_id', '=', orgId);
+  }
+
+  findChannel(db: Kysely<DB>, orgId: string, id: string): Promise<ChannelRow | undefined> {
+    return this.selectChannels(db, orgId).where('id', '=', id).executeTakeFirst();
+  }
+
+  async insertChannel(db: Kysely<DB>, row: Omit<ChannelRow, 'version' | 'window_count' | 'consecutive_failures'>): Promise<void> {
+    await db.insertInto('notification_channels').values(row).execute();
+  }
+
+  async updateChannel(db: Kysely<DB>, id: string, set: Updateable<NotificationChannelsTable>): Promise<void> {
+    await db
+      .updateTable('notification_channels')
+      .set((eb) => ({ ...set, version: eb('version', '+', 1) }))
+      .where('id', '=', id)
+      .execute();
+  }
+
+  async deleteChannel(db: Kysely<DB>, id: string): Promise<void> {
+    await db.deleteFrom('notification_channels').where('id', '=', id).execute();
+  }
+
+  /** The active channels of these organizations. */
+  activeChannels(db: Kysely<DB>, orgIds: string[]): Promise<ChannelRow[]> {
+    return db.selectFrom('notification_channels').selectAll().where('organization_id', 'in', orgIds).where('is_active', '=', true).execute();
+  }
+
+  /**
+   * Counts `n` more events into the channel's minute `window` and answers how many it held before:
+   * one statement under the channel's row lock, so concurrent transactions count in turn.
+   */
+  async countIntoWindow(db: Kysely<DB>, channelId: string, window: string, n: number): Promise<number> {
+    const row = await db
+      .updateTable('notification_channels')
+      .set((eb) => ({
+        window_count: eb.case().when('window_start', '=', window).then(eb('window_count', '+', n)).else(n).end(),
+        window_start: window,
+      }))
+      .where('id', '=', channelId)
+      .returning('window_count')
+      .executeTakeFirstOrThrow();
+    return Number(row.window_count) - n;
+  }
+
+  async insertMessages(db: Kysely<DB>, rows: Array<Omit<MessageRow, 'attempts'>>): Promise<void> {
+    for (let i = 0; i < rows.length; i += 500) await db.insertInto('notification_messages').values(rows.slice(i, i + 500)).execute();
+  }
+
+  /** Minutes that ended (started at or before `before`) with events waiting for their digest. */
+  closedWindows(db: Kysely<DB>, before: string) {
+    return db
+      .selectFrom('notification_messages')
+      .select(['channel_id', 'window_start'])
+      .distinct()
+      .where('status', '=', 'digest')
+      .where('window_start', '<=', before)
+      .limit(100)
+      .execute();
+  }
+
+  digestItems(db: Kysely<DB>, channelId: string, window: string) {
+    return db
+      .selectFrom('notification_messages')
+      .select(['id', 'event_type', 'data'])
+      .where('channel_id', '=', channelId)
+      .where('status', '=', 'digest')
+      .where('window_start', '=', window)
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
+  }
+
+  async markDigested(db: Kysely<DB>, ids: string[]): Promise<void> {
+    for (let i = 0; i < ids.length; i += 500) {
+      await db.updateTable('notification_messages').set({ status: 'digested' }).where('id', 'in', ids.slice(i, i + 500)).execute();
+    }
+  }
+
+  /**
+   * Claims up to `limit` messages due at `now`: their next attempt moves to `leaseUntil`, so that
+   * no other worker takes them meanwhile (one whose worker died is taken again after the lease).
+   */
+  async claimDue(db: Kysely<DB>, now: string, leaseUntil: string, limit: number): Promise<MessageRow[]> {
+    const due = await db.selectFrom('notification_messages').select('id').where('status', '=', 'queued').where('next_attempt_at', '<=', now).orderBy('next_attempt_at').limit(limit).execute();
+    if (due.length === 0) return [];
+    return db
+      .updateTable('notification_messages')
+      .set((eb) => ({ next_attempt_at: leaseUntil, attempts: eb('attempts', '+', 1) }))
+      .where('id', 'in', due.map((d) => d.id))
+      .where('status', '=', 'queued')
+      .where('next_attempt_at', '<=', now)
+      .returningAll()
+      .execute();
+  }
+
+  channelsByIds(db: Kysely<DB>, ids: string[]): Promise<ChannelRow[]> {
+    return db.selectFrom('notification_channels').selectAll().where('id', 'in', ids).execute();
+  }
+
+  async settleMessage(db: Kysely<DB>, id: string, set: Updateable<NotificationMessagesTable>): Promise<void> {
+    await db.updateTable('notification_messages').set(set).where('id', '=', id).execute();
+  }
+
+  /** A channel's health after an attempt. */
+  async recordOutcome(db: Kysely<DB>, channelId: string, ok: boolean, at: string, error: string | null): Promise<number> {
+    const row = await db
+      .updateTable('notification_channels')
+      .set((eb) =>
+        ok
+          ? { last_success_at: at, consecutive_failures: 0 }
+          : { last_failure_at: at, last_error: error, consecutive_failures: eb('consecutive_failures', '+', 1) },
+      )
+      .where('id', '=', channelId)
+      .returning(['consecutive_failures', 'organization_id'])
+      .executeTakeFirst();
+    return Number(row?.consecutive_failures ?? 0);
+  }
+
+  /** Messages of a channel by status (tests and figures). */
+  async countByStatus(db: Kysely<DB>, channelId: string): Promise<Record<string, number>> {
+    const rows = await db.selectFrom('notification_messages').select(['status', (eb) => eb.fn.countAll().as('n')]).where('channel_id', '=', channelId).groupBy('status').execute();
+    return Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]));
+  }
+}
