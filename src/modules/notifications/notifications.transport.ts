@@ -42,7 +42,8 @@ export class Transport {
     if (!this.config.smtpUrl) return { ok: false, status_code: null, response: null, error: 'THREATMON_SMTP_URL is not set: e-mail cannot be sent', duration_ms: took() };
     // Bounded like the chat posts: a server that does not answer is a failed attempt, retried later.
     const url = new URL(this.config.smtpUrl);
-    for (const [k, v] of Object.entries({ connectionTimeout: '5000', greetingTimeout: '5000', socketTimeout: '10000' })) if (!url.searchParams.has(k)) url.searchParams.set(k, v);
+    // Pooled: a channel's messages reuse one SMTP connection instead of opening one each.
+    for (const [k, v] of Object.entries({ connectionTimeout: '5000', greetingTimeout: '5000', socketTimeout: '10000', pool: 'true' })) if (!url.searchParams.has(k)) url.searchParams.set(k, v);
     this.mailer ??= nodemailer.createTransport(url.toString());
     const m = emailMessage(notice);
     try {
