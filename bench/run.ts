@@ -7,6 +7,7 @@
  *   npm run bench -- health me-memory  # only these scenarios
  *   npm run bench -- hibp              # Have I Been Pwned's breachedaccount, and API key against JWT
  *   npm run bench -- taxii             # TAXII 2.1: 10,000 indicators polled in pages of 1,000
+ *   npm run bench -- notifications     # 1,000 alerts in one ingest with 5 channels: ingest rate, delivery time
  *   BENCH_DURATION=5 BENCH_CONNECTIONS=16 npm run bench
  *   BENCH_WORKERS=1 npm run bench      # API processes (THREATMON_WORKERS); default: see workersFor()
  *   BENCH_LEAKS_DB_URL=postgres://... npm run bench -- leaks   # searches only, on a corpus imported before
@@ -33,6 +34,7 @@ import { replicaScenarios } from './scenarios/replica.js';
 import { dumpsScenarios } from './scenarios/dumps.js';
 import { hibpScenarios } from './scenarios/hibp.js';
 import { taxiiScenarios } from './scenarios/taxii.js';
+import { notificationsScenarios } from './scenarios/notifications.js';
 import { leaksScenarios } from './scenarios/leaks.js';
 import { monitoringScenarios } from './scenarios/monitoring.js';
 import { tokensScenarios } from './scenarios/tokens.js';
@@ -46,6 +48,7 @@ const scenarios: Record<string, () => Promise<Result[]>> = {
   ...dumpsScenarios,
   ...hibpScenarios,
   ...taxiiScenarios,
+  ...notificationsScenarios,
   ...monitoringScenarios,
   ...tokensScenarios,
   ...webhooksScenarios,

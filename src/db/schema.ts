@@ -450,7 +450,8 @@ export interface NotificationMessagesTable {
   id: string;
   channel_id: string;
   event_type: string;
-  data: string;
+  event_id: string | null;
+  data: string | null;
   window_start: string;
   status: string;
   attempts: Generated<number>;

@@ -42,8 +42,10 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('id', id, (c) => c.primaryKey())
     .addColumn('channel_id', id, (c) => c.notNull().references('notification_channels.id').onDelete('cascade'))
     .addColumn('event_type', 'text', (c) => c.notNull())
-    // The event's data (the resource as the API shows it), or for a digest the events it covers.
-    .addColumn('data', 'text', (c) => c.notNull())
+    // The outbox event it tells of (read when it is sent: a message is not a copy of it); null for a digest.
+    .addColumn('event_id', id)
+    // A digest: the events it covers; null for a message of one event.
+    .addColumn('data', 'text')
     .addColumn('window_start', ts, (c) => c.notNull())
     // queued (to send), digest (waits for its minute's digest), sent, digested, given_up
     .addColumn('status', 'text', (c) => c.notNull())

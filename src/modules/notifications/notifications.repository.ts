@@ -68,16 +68,25 @@ export class NotificationsRepository {
       .execute();
   }
 
+  /** The events waiting for a minute's digest, with their data from the outbox. */
   digestItems(db: Kysely<DB>, channelId: string, window: string) {
     return db
-      .selectFrom('notification_messages')
-      .select(['id', 'event_type', 'data'])
-      .where('channel_id', '=', channelId)
-      .where('status', '=', 'digest')
-      .where('window_start', '=', window)
-      .orderBy('created_at')
-      .orderBy('id')
+      .selectFrom('notification_messages as m')
+      .innerJoin('events as e', 'e.id', 'm.event_id')
+      .select(['m.id', 'm.event_type', 'e.data'])
+      .where('m.channel_id', '=', channelId)
+      .where('m.status', '=', 'digest')
+      .where('m.window_start', '=', window)
+      .orderBy('m.created_at')
+      .orderBy('m.id')
       .execute();
+  }
+
+  /** The data of these outbox events. */
+  async eventData(db: Kysely<DB>, ids: string[]): Promise<Map<string, string>> {
+    if (ids.length === 0) return new Map();
+    const rows = await db.selectFrom('events').select(['id', 'data']).where('id', 'in', ids).execute();
+    return new Map(rows.map((r) => [r.id, r.data]));
   }
 
   async markDigested(db: Kysely<DB>, ids: string[]): Promise<void> {

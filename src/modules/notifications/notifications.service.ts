@@ -241,15 +241,16 @@ export class NotificationsService {
     const channels = await this.repo.activeChannels(trx, [...new Set(events.map((e) => e.organization_id))]);
     if (channels.length === 0) return;
     const rows: Array<Omit<MessageRow, 'attempts'>> = [];
+    const data = new Map(events.map((e) => [e.id, JSON.parse(e.data) as Record<string, unknown>]));
     for (const channel of channels) {
-      const mine = events.filter((e) => e.organization_id === channel.organization_id && takes(channel, e.type, JSON.parse(e.data) as Record<string, unknown>));
+      const mine = events.filter((e) => e.organization_id === channel.organization_id && takes(channel, e.type, data.get(e.id)!));
       const byWindow = new Map<string, RecordedEvent[]>();
       for (const e of mine) byWindow.set(windowOf(e.created_at), [...(byWindow.get(windowOf(e.created_at)) ?? []), e]);
       for (const [window, windowEvents] of byWindow) {
         const before = await this.repo.countIntoWindow(trx, channel.id, window, windowEvents.length);
         windowEvents.forEach((e, i) => {
           const own = before + i < Number(channel.per_minute);
-          rows.push({ id: this.deps.newId(), channel_id: channel.id, event_type: e.type, data: e.data, window_start: window, status: own ? 'queued' : 'digest', next_attempt_at: e.created_at, last_error: null, created_at: e.created_at, sent_at: null });
+          rows.push({ id: this.deps.newId(), channel_id: channel.id, event_type: e.type, event_id: e.id, data: null, window_start: window, status: own ? 'queued' : 'digest', next_attempt_at: e.created_at, last_error: null, created_at: e.created_at, sent_at: null });
         });
       }
     }
@@ -276,12 +277,13 @@ export class NotificationsService {
       const claimed = await this.repo.claimDue(this.db, now.toISOString(), new Date(now.getTime() + LEASE_MS).toISOString(), CLAIM);
       if (claimed.length === 0) return;
       const channels = new Map((await this.repo.channelsByIds(this.db, [...new Set(claimed.map((m) => m.channel_id))])).map((c) => [c.id, c]));
+      const eventData = await this.repo.eventData(this.db, [...new Set(claimed.flatMap((m) => (m.event_id ? [m.event_id] : [])))]);
       // Each channel's messages in order; channels side by side.
       const byChannel = new Map<string, MessageRow[]>();
       for (const m of claimed) byChannel.set(m.channel_id, [...(byChannel.get(m.channel_id) ?? []), m]);
       await Promise.all(
         [...byChannel].map(async ([channelId, messages]) => {
-          for (const m of messages) await this.sendOne(channels.get(channelId), m);
+          for (const m of messages) await this.sendOne(channels.get(channelId), m, eventData);
         }),
       );
       if (claimed.length < CLAIM) return;
@@ -297,26 +299,32 @@ export class NotificationsService {
         if (items.length === 0) return;
         const data: DigestItem[] = items.map((i) => ({ event_type: i.event_type, data: JSON.parse(i.data) as Record<string, unknown> }));
         const at = new Date(Date.parse(w.window_start) + WINDOW_MS).toISOString();
-        await this.repo.insertMessages(trx, [{ id: this.deps.newId(), channel_id: w.channel_id, event_type: 'digest', data: JSON.stringify(data), window_start: w.window_start, status: 'queued', next_attempt_at: at, last_error: null, created_at: at, sent_at: null }]);
+        await this.repo.insertMessages(trx, [{ id: this.deps.newId(), channel_id: w.channel_id, event_type: 'digest', event_id: null, data: JSON.stringify(data), window_start: w.window_start, status: 'queued', next_attempt_at: at, last_error: null, created_at: at, sent_at: null }]);
         await this.repo.markDigested(trx, items.map((i) => i.id));
       });
     }
   }
 
-  private noticeFor(channel: ChannelRow, m: MessageRow): Notice {
+  private noticeFor(channel: ChannelRow, m: MessageRow, data: string): Notice {
     const options = { personalData: Boolean(channel.personal_data), base: this.base };
-    if (m.event_type === 'digest') return digestOf(JSON.parse(m.data) as DigestItem[], { ...options, windowStart: m.window_start });
-    return noticeOf(m.event_type, JSON.parse(m.data) as Record<string, unknown>, options);
+    if (m.event_type === 'digest') return digestOf(JSON.parse(data) as DigestItem[], { ...options, windowStart: m.window_start });
+    return noticeOf(m.event_type, JSON.parse(data) as Record<string, unknown>, options);
   }
 
-  private async sendOne(channel: ChannelRow | undefined, m: MessageRow): Promise<void> {
+  private async sendOne(channel: ChannelRow | undefined, m: MessageRow, eventData: ReadonlyMap<string, string>): Promise<void> {
     // A channel deleted meanwhile took its messages with it; one disabled keeps them for later.
     if (!channel) return;
     if (!channel.is_active) {
       await this.repo.settleMessage(this.db, m.id, { next_attempt_at: new Date(this.deps.clock().getTime() + LEASE_MS).toISOString() });
       return;
     }
-    const out = await this.transport.deliver(channel.kind as ChannelKind, channel.target, this.noticeFor(channel, m));
+    const data = m.data ?? eventData.get(m.event_id ?? '');
+    // Its event pruned from the outbox (kept THREATMON_WEBHOOK_RETENTION, days past the 24 h of retries).
+    if (data === undefined) {
+      await this.repo.settleMessage(this.db, m.id, { status: 'given_up', last_error: 'its event is no longer kept' });
+      return;
+    }
+    const out = await this.transport.deliver(channel.kind as ChannelKind, channel.target, this.noticeFor(channel, m, data));
     const at = this.now();
     if (out.ok) {
       await this.repo.settleMessage(this.db, m.id, { status: 'sent', sent_at: at, last_error: null });
