@@ -9,7 +9,7 @@ import { type AuditLog, diff } from '../audit/index.js';
 import type { RecordedEvent } from '../hooks.js';
 import type { Principal } from '../identity/index.js';
 import { SEVERITIES } from '../incidents/index.js';
-import { BlockedDestination, checkHost, hostOf } from '../webhooks/index.js';
+import { destinationUrl } from '../webhooks/index.js';
 import { channelListing } from './notifications.lists.js';
 import type { ChannelRow, MessageRow, NotificationsRepository } from './notifications.repository.js';
 import { type ChannelCreate, type ChannelKind, type ChannelOut, type ChannelPatch, type ChannelTestResult, DEFAULT_PER_MINUTE } from './notifications.schemas.js';
@@ -117,20 +117,7 @@ export class NotificationsService {
       }
       return addresses.join(', ');
     }
-    let url: URL;
-    try {
-      url = new URL(raw.trim());
-    } catch {
-      throw validation([{ field: 'target', message: "must be the service's incoming-webhook URL (http or https)" }]);
-    }
-    if (url.protocol !== 'https:' && url.protocol !== 'http:') throw validation([{ field: 'target', message: 'must be an http or https URL' }]);
-    try {
-      await checkHost(hostOf(url.href), this.deps.config.webhookAllowPrivate);
-    } catch (err) {
-      if (err instanceof BlockedDestination) throw validation([{ field: 'target', message: `${err.message}: refused (THREATMON_WEBHOOK_ALLOW_PRIVATE allows it)` }]);
-      throw err;
-    }
-    return url.href;
+    return destinationUrl(raw, this.deps.config.webhookAllowPrivate, 'target');
   }
 
   list(p: Principal, params: ListParams): Promise<ListResult<ChannelOut>> {

@@ -10,7 +10,7 @@ import { WebhooksService } from './webhooks.service.js';
 export { WebhooksService };
 // Notifications post to chat services as webhooks do: the same guarded sender and destination check.
 export { send, type SendResult } from './webhooks.sender.js';
-export { BlockedDestination, checkHost, hostOf } from './webhooks.ssrf.js';
+export { destinationUrl } from './webhooks.ssrf.js';
 
 /**
  * Webhooks: each event recorded in the outbox (events.recorded) queues a message per subscribed

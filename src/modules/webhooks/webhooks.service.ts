@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import type { AppDeps } from '../../deps.js';
-import { notFound, validation } from '../../http/errors.js';
+import { notFound } from '../../http/errors.js';
 import type { ListParams, ListResult } from '../../db/listing.js';
 import { deliveryListing, webhookListing } from './webhooks.lists.js';
 import { type JobLog, JobLoop } from '../../runtime/jobs.js';
@@ -12,7 +12,7 @@ import type { RecordedEvent } from '../hooks.js';
 import type { MessageRow, WebhookRow, WebhooksRepository } from './webhooks.repository.js';
 import type { WebhookCreate, WebhookOut, WebhookPatch } from './webhooks.schemas.js';
 import { type SendResult, send, sign } from './webhooks.sender.js';
-import { BlockedDestination, checkHost, hostOf } from './webhooks.ssrf.js';
+import { destinationUrl } from './webhooks.ssrf.js';
 
 type Ctx = { p: Principal; ip: string };
 
@@ -95,22 +95,8 @@ export class WebhooksService {
   }
 
   /** A URL that can be a destination: http(s), and (unless allowed) only public addresses. */
-  private async checkUrl(url: string): Promise<string> {
-    let parsed: URL;
-    try {
-      parsed = new URL(url.trim());
-    } catch {
-      throw validation([{ field: 'url', message: 'must be an absolute http or https URL' }]);
-    }
-    if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') throw validation([{ field: 'url', message: 'must be an http or https URL' }]);
-    if (parsed.username || parsed.password) throw validation([{ field: 'url', message: 'must not carry credentials' }]);
-    try {
-      await checkHost(hostOf(parsed.href), this.deps.config.webhookAllowPrivate);
-    } catch (err) {
-      if (err instanceof BlockedDestination) throw validation([{ field: 'url', message: `${err.message}: refused (THREATMON_WEBHOOK_ALLOW_PRIVATE allows it)` }]);
-      throw err;
-    }
-    return parsed.href;
+  private checkUrl(url: string): Promise<string> {
+    return destinationUrl(url, this.deps.config.webhookAllowPrivate, 'url');
   }
 
   list(p: Principal, params: ListParams): Promise<ListResult<WebhookOut>> {

@@ -1,6 +1,7 @@
 import dns from 'node:dns';
 import type { LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
+import { validation } from '../../errors.js';
 
 /**
  * Whether a destination address is refused: anything but a globally routable unicast address
@@ -55,4 +56,27 @@ export function guardedLookup(allowPrivate: boolean): LookupFunction {
       callback(null, chosen.address, chosen.family);
     });
   };
+}
+
+/**
+ * A URL that may be posted to, as given for the body field `field`: absolute http(s), no
+ * credentials, and (unless `allowPrivate`) a host that is and resolves only to public addresses;
+ * 400 naming the field otherwise. Answers it normalised.
+ */
+export async function destinationUrl(raw: string, allowPrivate: boolean, field: string): Promise<string> {
+  let parsed: URL;
+  try {
+    parsed = new URL(raw.trim());
+  } catch {
+    throw validation([{ field, message: 'must be an absolute http or https URL' }]);
+  }
+  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') throw validation([{ field, message: 'must be an http or https URL' }]);
+  if (parsed.username || parsed.password) throw validation([{ field, message: 'must not carry credentials' }]);
+  try {
+    await checkHost(hostOf(parsed.href), allowPrivate);
+  } catch (err) {
+    if (err instanceof BlockedDestination) throw validation([{ field, message: `${err.message}: refused (THREATMON_WEBHOOK_ALLOW_PRIVATE allows it)` }]);
+    throw err;
+  }
+  return parsed.href;
 }
