@@ -171,6 +171,23 @@ describe('notification channels (API.md section 7a)', () => {
     await remove(c.id);
   });
 
+  it('counts a minute exactly across concurrent ingests into several channels', async () => {
+    const a = await channel({ kind: 'slack', target: `${base}/race-a` });
+    const b = await channel({ kind: 'discord', target: `${base}/race-b` });
+    await monitor('race.example');
+    const batch = (k: number) => Array.from({ length: 30 }, (_, i) => ({ email: `r${k}-${i}@race.example` }));
+    const results = await Promise.all([ingest(batch(1)), ingest(batch(2)), ingest(batch(3))]);
+    expect(results.map((r) => r.alerts_raised)).toEqual([30, 30, 30]);
+    t.clock.advance(61);
+    await deliver();
+    await deliver();
+    for (const [c, p] of [[a, '/race-a'], [b, '/race-b']] as const) {
+      expect(bodiesAt(p)).toHaveLength(11);
+      expect(await t.services.notifications.countByStatus(c.id)).toEqual({ sent: 11, digested: 80 });
+      await remove(c.id);
+    }
+  });
+
   it('retries a target that answers 500, then 200, and delivers the message once; the channel shows failing meanwhile', async () => {
     const c = await channel({ kind: 'discord', target: `${base}/flaky` });
     await monitor('flaky.example');

@@ -30,9 +30,9 @@ export class NotificationsRepository {
     await db.deleteFrom('notification_channels').where('id', '=', id).execute();
   }
 
-  /** The active channels of these organizations. */
+  /** The active channels of these organizations, by id: transactions lock their rows in one order (no deadlock). */
   activeChannels(db: Kysely<DB>, orgIds: string[]): Promise<ChannelRow[]> {
-    return db.selectFrom('notification_channels').selectAll().where('organization_id', 'in', orgIds).where('is_active', '=', true).execute();
+    return db.selectFrom('notification_channels').selectAll().where('organization_id', 'in', orgIds).where('is_active', '=', true).orderBy('id').execute();
   }
 
   /**
