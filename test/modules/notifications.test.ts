@@ -224,6 +224,12 @@ describe('notification channels (API.md section 7a)', () => {
       t.clock.advance(3600);
     }
     expect(await t.services.notifications.countByStatus(down.id)).toEqual({ given_up: 2 });
+    // Done messages are pruned after the retention (30 days by default), not before.
+    await t.services.notifications.prune();
+    expect(await t.services.notifications.countByStatus(down.id)).toEqual({ given_up: 2 });
+    t.clock.advance(31 * 86400);
+    await t.services.notifications.prune();
+    expect(await t.services.notifications.countByStatus(down.id)).toEqual({});
     expect(json(await t.as(m.analyst, { method: 'GET', url: `/api/v1/notifications/channels/${down.id}/` }))).toMatchObject({ is_active: true, status: 'failing' });
     expect(await t.db.selectFrom('audit_log').select('id').where('action', '=', 'notification.given_up').where('target_id', '=', down.id).execute()).toHaveLength(2);
     expect(bodiesAt('/filtered').map((b) => b.text)).toEqual([expect.stringContaining('Watch filter.example')]);

@@ -135,6 +135,11 @@ export class NotificationsRepository {
     return Number(row?.consecutive_failures ?? 0);
   }
 
+  /** Removes messages that are done (sent, digested, given up) and were queued before `before`. */
+  async prune(db: Kysely<DB>, before: string): Promise<void> {
+    await db.deleteFrom('notification_messages').where('status', 'in', ['sent', 'digested', 'given_up']).where('created_at', '<', before).execute();
+  }
+
   /** Messages of a channel by status (tests and figures). */
   async countByStatus(db: Kysely<DB>, channelId: string): Promise<Record<string, number>> {
     const rows = await db.selectFrom('notification_messages').select(['status', (eb) => eb.fn.countAll().as('n')]).where('channel_id', '=', channelId).groupBy('status').execute();

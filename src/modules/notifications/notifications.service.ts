@@ -85,7 +85,13 @@ export function takes(channel: ChannelRow, type: string, data: Record<string, un
  * allowance, the minute's later events go into one digest sent when the minute ends.
  */
 export class NotificationsService {
-  private readonly loop = new JobLoop(() => this.deliverDue(), 'notification sender failed; it goes on at its next turn', { pollMs: POLL_MS });
+  private readonly loop: JobLoop = new JobLoop(() => this.deliverDue(), 'notification sender failed; it goes on at its next turn', {
+    pollMs: POLL_MS,
+    // Hourly, messages that are done are pruned, as the webhooks' are (THREATMON_WEBHOOK_RETENTION).
+    onTick: (tick) => {
+      if (tick % Math.round(3_600_000 / POLL_MS) === 0) this.prune().catch((err) => this.loop.log?.error({ err }, 'notification pruning failed'));
+    },
+  });
 
   constructor(
     private readonly deps: Pick<AppDeps, 'database' | 'clock' | 'newId' | 'config' | 'metrics'>,
@@ -334,6 +340,11 @@ export class NotificationsService {
     if (!out.ok && failures === 1) {
       await this.audit.record(this.db, { organizationId: channel.organization_id, actorId: null, ip: null, action: 'notification_channel.failing', targetType: 'notification_channel', targetId: channel.id, changes: { error: out.error, status_code: out.status_code } });
     }
+  }
+
+  /** Messages done before the retention (THREATMON_WEBHOOK_RETENTION) are removed; those still to send stay. */
+  async prune(): Promise<void> {
+    await this.repo.prune(this.db, new Date(this.deps.clock().getTime() - this.deps.config.webhookRetentionSeconds * 1000).toISOString());
   }
 
   /** A channel's messages by status (tests, figures). */
