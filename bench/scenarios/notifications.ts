@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
-import { apiOf, type Result, startServer, stop } from '../harness.js';
+import { apiOf, freshDatabaseUrl, type Result, startServer, stop } from '../harness.js';
 
 const ALERTS = 1000;
 const TURNS = 4;
@@ -40,7 +40,7 @@ async function receivers() {
 export const notificationsScenarios: Record<string, () => Promise<Result[]>> = {
   async notifications() {
     const peers = await receivers();
-    const s = await startServer('notifications', { THREATMON_WEBHOOK_ALLOW_PRIVATE: 'true', THREATMON_SMTP_URL: peers.smtp });
+    const s = await startServer('notifications', { THREATMON_WEBHOOK_ALLOW_PRIVATE: 'true', THREATMON_SMTP_URL: peers.smtp }, await freshDatabaseUrl('notifications'));
     try {
       const api = apiOf(s);
       await api('POST', '/monitoring/', { name: 'Notified', type: 'domain', terms: ['notify.example'], backfill: false });

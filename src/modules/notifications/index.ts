@@ -15,7 +15,7 @@ export { NotificationsService };
  * queued in the event's transaction), sent by a background job with retries and per-minute digests.
  */
 export function createNotificationsModule(ctx: Pick<AppDeps, 'database' | 'clock' | 'newId' | 'config' | 'metrics'> & { audit: AuditLog; hooks: AppHookRegistry }) {
-  const service = new NotificationsService(ctx, new NotificationsRepository(), new Transport(ctx.config), ctx.audit);
+  const service = new NotificationsService(ctx, new NotificationsRepository(ctx.database.dialect), new Transport(ctx.config), ctx.audit);
   ctx.hooks.on('events.recorded', (trx, events) => service.enqueue(trx, events));
   return {
     name: 'notifications',
