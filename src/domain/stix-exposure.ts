@@ -34,9 +34,6 @@ export interface StixAlert {
   };
 }
 
-/** The id of an alert's sighting: its versions are the alert's. */
-export const sightingId = (alertId: string) => sid('sighting', alertId);
-
 /** A cyber-observable's id as STIX 2.1 derives it: UUIDv5 of its id-contributing properties (JCS). */
 export function observableId(type: string, contributing: Record<string, string>): string {
   const canonical = JSON.stringify(Object.fromEntries(Object.entries(contributing).sort(([a], [b]) => (a < b ? -1 : 1))));
@@ -96,7 +93,7 @@ export function exposureObjects(alert: StixAlert, organization: { id: string; na
     : null;
   const sighting = {
     type: 'sighting',
-    id: sightingId(alert.id),
+    id: sid('sighting', alert.id),
     ...common,
     created: alert.created_at,
     modified,

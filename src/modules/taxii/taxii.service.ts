@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { AppDeps } from '../../deps.js';
 import type { DB } from '../../db/schema.js';
-import { exposureObjects, sightingId, type StixAlert } from '../../domain/stix-exposure.js';
+import { exposureObjects, type StixAlert } from '../../domain/stix-exposure.js';
 import { marking, organizationIdentity, type StixIoc, stixIocObject } from '../../domain/stix.js';
 import type { RecordedEvent } from '../hooks.js';
 import type { Principal } from '../identity/index.js';
@@ -17,8 +17,6 @@ export interface CollectionPage {
   more: boolean;
 }
 
-
-
 const COLLECTION_TEXT: Record<CollectionKind, { title: string; description: string }> = {
   indicators: {
     title: 'Indicators',
@@ -29,6 +27,14 @@ const COLLECTION_TEXT: Record<CollectionKind, { title: string; description: stri
     description: "Every monitoring alert as a sighting of the organization in a leak source, with the leaked account's observables (threatmon's STIX profile for leak exposures).",
   },
 };
+
+/** An event's STIX objects: those it shares with other events, and the one it makes a version of. */
+interface EventObjects {
+  e: RecordedEvent;
+  collection: CollectionKind;
+  shared: Record<string, unknown>[];
+  versioned: Record<string, unknown>;
+}
 
 /** One millisecond after a STIX timestamp: a version that must be later than the last one kept. */
 const after = (ts: string) => new Date(Date.parse(ts) + 1).toISOString();
@@ -57,52 +63,50 @@ export class TaxiiService {
     const relevant = events.filter((e) => e.type.startsWith('ioc.') || e.type.startsWith('alert.'));
     if (relevant.length === 0) return;
     const orgs = new Map((await this.organizations(trx, [...new Set(relevant.map((e) => e.organization_id))])).map((o) => [o.id, o]));
-    const parsed = relevant.map((e) => ({ e, data: JSON.parse(e.data) as Record<string, unknown>, creator: organizationIdentity(orgs.get(e.organization_id)!, orgs.get(e.organization_id)!.created_at) }));
+    // Each event's objects, built once: those it shares with others, and the one it versions.
+    const built = relevant.flatMap((e): EventObjects[] => {
+      const org = orgs.get(e.organization_id)!;
+      const data = JSON.parse(e.data) as Record<string, unknown>;
+      if (e.type.startsWith('ioc.')) {
+        const ioc = data as unknown as StixIoc;
+        const creator = organizationIdentity(org, org.created_at);
+        const object = stixIocObject(ioc, creator.id);
+        if (!object) return [];
+        return [{ e, collection: 'indicators', shared: [marking(ioc.tlp), creator], versioned: e.type === 'ioc.deleted' ? { ...object, revoked: true } : object }];
+      }
+      const alert = data as unknown as StixAlert;
+      const { shared, own } = exposureObjects(alert, org, alert.updated_at);
+      // The alert's observed-data never changes: it is shared like the identities; its sighting is its versions.
+      return [{ e, collection: 'exposures', shared: [...shared, ...own.filter((o) => o.type !== 'sighting')], versioned: own.find((o) => o.type === 'sighting')! }];
+    });
+    const keyOf = (orgId: string, collection: CollectionKind, id: unknown) => `${orgId} ${collection} ${String(id)}`;
     // The latest kept version of each object an update changes: its new version must come after it.
     const latest = new Map<string, string>();
-    const changing = parsed.filter(({ e }) => !e.type.endsWith('.created'));
+    const changing = built.filter(({ e }) => !e.type.endsWith('.created'));
     for (const orgId of new Set(changing.map(({ e }) => e.organization_id))) {
       for (const collection of COLLECTION_KINDS) {
-        const ids = changing.filter(({ e }) => e.organization_id === orgId && collectionOf(e) === collection).map(({ e, data, creator }) => versionedId(e, data, creator.id));
-        for (const [id, version] of await this.repo.latestVersions(trx, orgId, collection, ids.filter((i): i is string => i !== null))) latest.set(`${orgId} ${collection} ${id}`, version);
+        const ids = changing.filter((b) => b.e.organization_id === orgId && b.collection === collection).map((b) => b.versioned.id as string);
+        for (const [id, version] of await this.repo.latestVersions(trx, orgId, collection, ids)) latest.set(keyOf(orgId, collection, id), version);
       }
     }
     const shared = new Map<string, ObjectVersion>();
     const own: ObjectVersion[] = [];
     const replacing = new Set<string>();
-    const share = (orgId: string, collection: CollectionKind, object: Record<string, unknown>) => {
-      const version = String(object.modified ?? object.created ?? '');
-      shared.set(`${orgId} ${collection} ${object.id} ${version}`, { orgId, collection, stixId: object.id as string, type: object.type as string, version, object });
-    };
-    const versioned = (orgId: string, collection: CollectionKind, object: Record<string, unknown>) => {
-      const key = `${orgId} ${collection} ${object.id}`;
+    for (const { e, collection, shared: common, versioned } of built) {
+      const orgId = e.organization_id;
+      for (const object of common) {
+        const version = String(object.modified ?? object.created ?? '');
+        shared.set(`${keyOf(orgId, collection, object.id)} ${version}`, { orgId, collection, stixId: object.id as string, type: object.type as string, version, object });
+      }
+      const key = keyOf(orgId, collection, versioned.id);
       const previous = latest.get(key);
-      let version = String(object.modified);
+      let version = String(versioned.modified);
       if (previous !== undefined) {
         replacing.add(key);
         if (version <= previous) version = after(previous);
       }
       latest.set(key, version);
-      own.push({ orgId, collection, stixId: object.id as string, type: object.type as string, version, object: { ...object, modified: version } });
-    };
-    for (const { e, data, creator } of parsed) {
-      const orgId = e.organization_id;
-      if (e.type.startsWith('ioc.')) {
-        const ioc = data as unknown as StixIoc;
-        const object = stixIocObject(ioc, creator.id);
-        if (!object) continue;
-        share(orgId, 'indicators', marking(ioc.tlp));
-        share(orgId, 'indicators', creator);
-        versioned(orgId, 'indicators', e.type === 'ioc.deleted' ? { ...object, revoked: true } : object);
-      } else {
-        const alert = data as unknown as StixAlert;
-        const { shared: common, own: objects } = exposureObjects(alert, orgs.get(orgId)!, alert.updated_at);
-        for (const object of common) share(orgId, 'exposures', object);
-        for (const object of objects) {
-          if (object.type === 'sighting') versioned(orgId, 'exposures', object);
-          else share(orgId, 'exposures', object);
-        }
-      }
+      own.push({ orgId, collection, stixId: versioned.id as string, type: versioned.type as string, version, object: { ...versioned, modified: version } });
     }
     // Shared objects first: what a reader needs comes no later than what refers to it.
     await this.repo.addVersions(trx, [...shared.values(), ...own], replacing);
@@ -156,14 +160,4 @@ export class TaxiiService {
       if (dated === 0) return;
     }
   }
-}
-
-function collectionOf(e: RecordedEvent): CollectionKind {
-  return e.type.startsWith('ioc.') ? 'indicators' : 'exposures';
-}
-
-/** The id of the versioned object an event changes: the IOC's indicator, the alert's sighting. */
-function versionedId(e: RecordedEvent, data: Record<string, unknown>, creatorId: string): string | null {
-  if (e.type.startsWith('ioc.')) return (stixIocObject(data as unknown as StixIoc, creatorId)?.id as string | undefined) ?? null;
-  return sightingId(String(data.id));
 }
