@@ -237,6 +237,23 @@ describe('notification channels (API.md section 7a)', () => {
     for (const c of [down, filtered]) await remove(c.id);
   });
 
+  it("keeps a disabled channel's messages waiting, untried, and sends them once it is active again", async () => {
+    const c = await channel({ kind: 'slack', target: `${base}/paused` });
+    await monitor('paused.example');
+    await ingest([{ email: 'p@paused.example' }]);
+    const patch = (is_active: boolean) => t.as(m.admin, { method: 'PATCH', url: `/api/v1/notifications/channels/${c.id}/`, payload: { is_active } });
+    expect((await patch(false)).statusCode).toBe(200);
+    t.clock.advance(3600);
+    await deliver();
+    expect(bodiesAt('/paused')).toEqual([]);
+    const waiting = await t.db.selectFrom('notification_messages').select(['status', 'attempts']).where('channel_id', '=', c.id).execute();
+    expect(waiting.map((w) => [w.status, Number(w.attempts)])).toEqual([['queued', 0]]);
+    expect((await patch(true)).statusCode).toBe(200);
+    await deliver();
+    expect(bodiesAt('/paused')).toHaveLength(1);
+    await remove(c.id);
+  });
+
   it('test/ sends a sample now and answers what the target said', async () => {
     const slack = await channel({ kind: 'slack', target: `${base}/tested` });
     const ok = json(await t.as(m.admin, { method: 'POST', url: `/api/v1/notifications/channels/${slack.id}/test/` }));

@@ -111,7 +111,17 @@ export class NotificationsRepository {
    * no other worker takes them meanwhile (one whose worker died is taken again after the lease).
    */
   async claimDue(db: Kysely<DB>, now: string, leaseUntil: string, limit: number): Promise<MessageRow[]> {
-    const due = await db.selectFrom('notification_messages').select('id').where('status', '=', 'queued').where('next_attempt_at', '<=', now).orderBy('next_attempt_at').limit(limit).execute();
+    // A disabled channel's messages wait unclaimed (their attempts untouched) until it is active again.
+    const due = await db
+      .selectFrom('notification_messages as m')
+      .innerJoin('notification_channels as c', 'c.id', 'm.channel_id')
+      .select('m.id')
+      .where('m.status', '=', 'queued')
+      .where('m.next_attempt_at', '<=', now)
+      .where('c.is_active', '=', true)
+      .orderBy('m.next_attempt_at')
+      .limit(limit)
+      .execute();
     if (due.length === 0) return [];
     return db
       .updateTable('notification_messages')
