@@ -67,16 +67,21 @@ export function presentChannel(r: ChannelRow, revealTarget = false): ChannelOut 
   };
 }
 
-/** Whether a channel takes this event: its type, then the severity, monitor and token filters. */
-export function takes(channel: ChannelRow, type: string, data: Record<string, unknown>): boolean {
-  if (!list(channel.events).includes(type)) return false;
-  const severity = typeof data.severity === 'string' ? data.severity : null;
-  if (channel.min_severity && severity && (type.startsWith('alert.') || type.startsWith('incident.')) && (RANK[severity] ?? -1) < (RANK[channel.min_severity] ?? 0)) return false;
-  const monitors = list(channel.monitors);
-  if (monitors.length && type.startsWith('alert.') && !monitors.includes(String((data.monitor as { id?: string } | undefined)?.id))) return false;
-  const tokens = list(channel.tracking_tokens);
-  if (tokens.length && type === 'tracking_token.exposed' && !tokens.includes(String(data.token))) return false;
-  return true;
+/** A channel's filters, read once for a batch of events: the JSON lists as sets. */
+export function filterOf(channel: ChannelRow): (type: string, data: Record<string, unknown>) => boolean {
+  const events = new Set(list(channel.events));
+  const monitors = new Set(list(channel.monitors));
+  const tokens = new Set(list(channel.tracking_tokens));
+  const minRank = channel.min_severity ? (RANK[channel.min_severity] ?? 0) : null;
+  // Whether it takes this event: its type, then the severity, monitor and token filters.
+  return (type, data) => {
+    if (!events.has(type)) return false;
+    const severity = typeof data.severity === 'string' ? data.severity : null;
+    if (minRank !== null && severity && (type.startsWith('alert.') || type.startsWith('incident.')) && (RANK[severity] ?? -1) < minRank) return false;
+    if (monitors.size && type.startsWith('alert.') && !monitors.has(String((data.monitor as { id?: string } | undefined)?.id))) return false;
+    if (tokens.size && type === 'tracking_token.exposed' && !tokens.has(String(data.token))) return false;
+    return true;
+  };
 }
 
 /**
@@ -236,9 +241,15 @@ export class NotificationsService {
     const rows: Array<Omit<MessageRow, 'attempts'>> = [];
     const data = new Map(events.map((e) => [e.id, JSON.parse(e.data) as Record<string, unknown>]));
     for (const channel of channels) {
-      const mine = events.filter((e) => e.organization_id === channel.organization_id && takes(channel, e.type, data.get(e.id)!));
+      const takes = filterOf(channel);
       const byWindow = new Map<string, RecordedEvent[]>();
-      for (const e of mine) byWindow.set(windowOf(e.created_at), [...(byWindow.get(windowOf(e.created_at)) ?? []), e]);
+      for (const e of events) {
+        if (e.organization_id !== channel.organization_id || !takes(e.type, data.get(e.id)!)) continue;
+        const window = windowOf(e.created_at);
+        const group = byWindow.get(window);
+        if (group) group.push(e);
+        else byWindow.set(window, [e]);
+      }
       for (const [window, windowEvents] of byWindow) {
         const before = await this.repo.countIntoWindow(trx, channel.id, window, windowEvents.length);
         windowEvents.forEach((e, i) => {
@@ -273,7 +284,11 @@ export class NotificationsService {
       const eventData = await this.repo.eventData(this.db, [...new Set(claimed.flatMap((m) => (m.event_id ? [m.event_id] : [])))]);
       // Each channel's messages in order; channels side by side.
       const byChannel = new Map<string, MessageRow[]>();
-      for (const m of claimed) byChannel.set(m.channel_id, [...(byChannel.get(m.channel_id) ?? []), m]);
+      for (const m of claimed) {
+        const group = byChannel.get(m.channel_id);
+        if (group) group.push(m);
+        else byChannel.set(m.channel_id, [m]);
+      }
       await Promise.all(
         [...byChannel].map(async ([channelId, messages]) => {
           for (const m of messages) await this.sendOne(channels.get(channelId), m, eventData);
