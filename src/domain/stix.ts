@@ -124,7 +124,7 @@ export function stixIocObject(ioc: StixIoc, creatorId: string): Record<string, u
     created: ioc.created_at,
     modified: ioc.updated_at,
     created_by_ref: creatorId,
-    object_marking_refs: [(TLP_MARKINGS[ioc.tlp] ?? TLP_MARKINGS.amber!).id],
+    object_marking_refs: [marking(ioc.tlp).id],
     ...(ioc.tags.length ? { labels: ioc.tags } : {}),
   };
   if (ioc.type === 'cve') {

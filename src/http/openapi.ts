@@ -24,6 +24,9 @@ const PROBLEM_TEXT: Record<number, string> = {
   503: 'The database is unreachable, or (with Retry-After) the answer cannot be complete yet (`unavailable`).',
 };
 
+const REDIRECT_TEXT =
+  'Permanent Redirect: the answer to this path without its trailing slash (never to this path itself), with Location set to this path and the same query string. Clients that follow redirects repeat the request here, method and body included.';
+
 const header = (description: string, schema: TSchema = Type.String()) => ({ ...schema, description });
 
 export const RESPONSE_HEADERS = {
@@ -79,9 +82,7 @@ export function documentRoute({ schema: given = {}, url: routeUrl, route }: { sc
   // The same path without its trailing slash answers 308 to this one (API.md section 0), before
   // any authentication: declared here, as the only place a document can say it.
   if (url.endsWith('/') && url !== '/') {
-    responses[308] ??= Type.Null({
-      description: 'Permanent Redirect: the answer to this path without its trailing slash (never to this path itself), with Location set to this path and the same query string. Clients that follow redirects repeat the request here, method and body included.',
-    }) as never;
+    responses[308] ??= Type.Null({ description: REDIRECT_TEXT }) as never;
   }
   for (const [status, response] of Object.entries(responses)) {
     const code = Number(status);
@@ -107,7 +108,7 @@ const html = (summary: string, description: string): Operation => ({
   description,
   responses: {
     200: { description: 'The page.', content: { 'text/html': { schema: { type: 'string' } as never } } },
-    308: { description: 'Permanent Redirect: the answer to this path without its trailing slash.', headers: { location: { description: RESPONSE_HEADERS.location.description, required: true, schema: { type: 'string' } } as never } },
+    308: { description: REDIRECT_TEXT, headers: { location: { description: RESPONSE_HEADERS.location.description, required: true, schema: { type: 'string' } } as never } },
     500: { description: PROBLEM_TEXT[500] as string, content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } } },
   },
 });

@@ -45,8 +45,8 @@ export class OrganizationsService {
     return organizationListing.page(qb, params, (row: OrganizationRow) => this.present({ ...row, member_count: Number(row.member_count ?? 0) }));
   }
 
-  async get(orgId: string, db: Kysely<DB> = this.db): Promise<OrganizationRow> {
-    const row = await this.orgs.findById(db, orgId);
+  async get(orgId: string): Promise<OrganizationRow> {
+    const row = await this.orgs.findById(this.db, orgId);
     if (!row) throw notFound();
     return row;
   }

@@ -9,7 +9,7 @@ import { WebhooksService } from './webhooks.service.js';
 
 export { WebhooksService };
 // Notifications post to chat services as webhooks do: the same guarded sender and destination check.
-export { send, type SendResult } from './webhooks.sender.js';
+export { send } from './webhooks.sender.js';
 export { destinationUrl } from './webhooks.ssrf.js';
 
 /**
