@@ -30,6 +30,10 @@ declare module 'fastify' {
     /** A TAXII route: `objects` ones may also answer STIX's media type. */
     taxii?: 'resource' | 'objects';
   }
+  interface FastifyRequest {
+    /** The media type a TAXII route answers in, chosen from Accept once. */
+    taxiiMedia: string;
+  }
 }
 
 export const TAXII_PREFIX = '/taxii2';
@@ -79,10 +83,11 @@ export const taxiiRoutes: FastifyPluginAsyncTypebox<{ taxii: TaxiiService; authe
     for (const [k, v] of Object.entries(headers)) reply.header(k, v);
     return sendTaxiiError(reply, p.status, p.title, p.detail, p.code);
   });
+  app.decorateRequest('taxiiMedia', TAXII_MEDIA);
   // Accept is checked before credentials: a client that cannot read the answer learns it first.
   app.addHook('onRequest', async (request) => {
     const kind = request.routeOptions.config.taxii;
-    if (kind) negotiate(request.headers.accept, kind === 'objects');
+    if (kind) request.taxiiMedia = negotiate(request.headers.accept, kind === 'objects');
   });
   await authenticate.register(app);
 
@@ -99,7 +104,7 @@ export const taxiiRoutes: FastifyPluginAsyncTypebox<{ taxii: TaxiiService; authe
   };
   const send = (reply: FastifyReply, json: string, rows?: StoredObject[]) => {
     if (rows?.length) reply.header('x-taxii-date-added-first', formatUs(rows[0]!.added_us)).header('x-taxii-date-added-last', formatUs(rows.at(-1)!.added_us));
-    return reply.header('content-type', negotiate(reply.request.headers.accept, reply.request.routeOptions.config.taxii === 'objects')).send(Buffer.from(json));
+    return reply.header('content-type', reply.request.taxiiMedia).send(Buffer.from(json));
   };
   const paging = (more: boolean, rows: StoredObject[]) => `"more":${more}${more ? `,"next":${JSON.stringify(nextToken(rows.at(-1)!.added_us))}` : ''}`;
   const versionOf = (r: StoredObject) => r.version || formatUs(r.added_us);
