@@ -23,7 +23,7 @@ import {
   TaxiiErrorSchema,
   VersionsSchema,
 } from './taxii.schemas.js';
-import type { TaxiiService } from './taxii.service.js';
+import type { CollectionPage, TaxiiService } from './taxii.service.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -106,7 +106,10 @@ export const taxiiRoutes: FastifyPluginAsyncTypebox<{ taxii: TaxiiService; authe
     if (rows?.length) reply.header('x-taxii-date-added-first', formatUs(rows[0]!.added_us)).header('x-taxii-date-added-last', formatUs(rows.at(-1)!.added_us));
     return reply.header('content-type', reply.request.taxiiMedia).send(Buffer.from(json));
   };
-  const paging = (more: boolean, rows: StoredObject[]) => `"more":${more}${more ? `,"next":${JSON.stringify(nextToken(rows.at(-1)!.added_us))}` : ''}`;
+  /** A page's answer: `more`, `next` when there is more, and `key` (its rows' JSON) when it has rows; the date headers. */
+  const sendPage = (reply: FastifyReply, { rows, more }: CollectionPage, key: string, json: () => string) =>
+    send(reply, `{"more":${more}${more ? `,"next":${JSON.stringify(nextToken(rows.at(-1)!.added_us))}` : ''}${rows.length ? `,"${key}":${json()}` : ''}}`, rows);
+  const objectsOf = (rows: StoredObject[]) => `[${rows.map((r) => r.object).join(',')}]`;
   const versionOf = (r: StoredObject) => r.version || formatUs(r.added_us);
 
   app.get(
@@ -179,8 +182,8 @@ export const taxiiRoutes: FastifyPluginAsyncTypebox<{ taxii: TaxiiService; authe
     async (request, reply) => {
       const q = objectQuery(await collectionOf(request), request.query as TaxiiQuery);
       if (!q) return send(reply, '{"more":false}');
-      const { rows, more } = await taxii.page(principalOf(request), q);
-      return send(reply, `{${paging(more, rows)}${rows.length ? `,"objects":[${rows.map((r) => r.object).join(',')}]` : ''}}`, rows);
+      const page = await taxii.page(principalOf(request), q);
+      return sendPage(reply, page, 'objects', () => objectsOf(page.rows));
     },
   );
 
@@ -193,9 +196,8 @@ export const taxiiRoutes: FastifyPluginAsyncTypebox<{ taxii: TaxiiService; authe
     async (request, reply) => {
       const q = objectQuery(await collectionOf(request), request.query as TaxiiQuery);
       if (!q) return send(reply, '{"more":false}');
-      const { rows, more } = await taxii.page(principalOf(request), { ...q, withoutObject: true });
-      const entries = rows.map((r) => ({ id: r.stix_id, date_added: formatUs(r.added_us), version: versionOf(r), media_type: STIX_MEDIA }));
-      return send(reply, `{${paging(more, rows)}${rows.length ? `,"objects":${JSON.stringify(entries)}` : ''}}`, rows);
+      const page = await taxii.page(principalOf(request), { ...q, withoutObject: true });
+      return sendPage(reply, page, 'objects', () => JSON.stringify(page.rows.map((r) => ({ id: r.stix_id, date_added: formatUs(r.added_us), version: versionOf(r), media_type: STIX_MEDIA }))));
     },
   );
 
@@ -224,8 +226,8 @@ export const taxiiRoutes: FastifyPluginAsyncTypebox<{ taxii: TaxiiService; authe
       },
     },
     async (request, reply) => {
-      const { rows, more } = await objectRoute(request);
-      return send(reply, `{${paging(more, rows)}${rows.length ? `,"objects":[${rows.map((r) => r.object).join(',')}]` : ''}}`, rows);
+      const page = await objectRoute(request);
+      return sendPage(reply, page, 'objects', () => objectsOf(page.rows));
     },
   );
 
@@ -245,8 +247,8 @@ export const taxiiRoutes: FastifyPluginAsyncTypebox<{ taxii: TaxiiService; authe
       },
     },
     async (request, reply) => {
-      const { rows, more } = await objectRoute(request, ['all']);
-      return send(reply, `{${paging(more, rows)}${rows.length ? `,"versions":${JSON.stringify(rows.map(versionOf))}` : ''}}`, rows);
+      const page = await objectRoute(request, ['all']);
+      return sendPage(reply, page, 'versions', () => JSON.stringify(page.rows.map(versionOf)));
     },
   );
 
