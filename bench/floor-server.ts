@@ -9,6 +9,7 @@
  *
  * Routes, as threatmon's under /api/v1: GET /incidents/<uuid>/,
  * GET /incidents/?status=open&severity=high&page_size=50, GET /monitoring/alerts/?status=new&severity=high;
+ * GET /leaks/search/?<criteria> (the plan and statements of threatmon's LeakSearches, page 1);
  * and as its Have I Been Pwned surface: GET /hibp/api/v3/breachedaccount/<account> (names only).
  */
 import { randomUUID } from 'node:crypto';
@@ -22,6 +23,9 @@ import { INCIDENT_JSON, IncidentsRepository } from '../src/modules/incidents/inc
 import { incidentListing } from '../src/modules/incidents/incidents.lists.js';
 import { MonitoringRepository } from '../src/modules/monitoring/monitoring.repository.js';
 import { LeakAccounts } from '../src/modules/leaks/leaks.accounts.js';
+import { leakSearch } from '../src/modules/leaks/leaks.lists.js';
+import { LeaksRepository } from '../src/modules/leaks/leaks.repository.js';
+import { LeakSearches } from '../src/modules/leaks/leaks.search.repository.js';
 import { alertListing } from '../src/modules/monitoring/monitoring.lists.js';
 import { parseList } from '../src/http/list-query.js';
 
@@ -67,6 +71,8 @@ const envelope = (req: http.IncomingMessage, rows: Array<Record<string, unknown>
 };
 
 const accounts = new LeakAccounts(() => db);
+const searches = new LeakSearches(database, new LeaksRepository(database, randomUUID));
+const SEARCH = '/api/v1/leaks/search/?';
 const BREACHED = '/hibp/api/v3/breachedaccount/';
 
 const server = http.createServer(async (req, res) => {
@@ -77,6 +83,10 @@ const server = http.createServer(async (req, res) => {
     const q = accounts.sourcesQuery(decodeURIComponent(url.slice(BREACHED.length).split('?')[0] ?? '')).compile();
     const rows = await run(q, q.parameters);
     if (rows.length) body = JSON.stringify(rows.map((r) => ({ Name: r.name })));
+  } else if (url.startsWith(SEARCH)) {
+    const found = await searches.search(parseList(leakSearch, Object.fromEntries(new URLSearchParams(url.slice(SEARCH.length)))));
+    const next = found.count > found.pageSize ? JSON.stringify(`http://${req.headers.host}${req.url}&page=2`) : 'null';
+    body = `{"count":${found.count},"next":${next},"previous":null,"results":[${found.results.join(',')}]}`;
   } else if (url.startsWith('/api/v1/incidents/?')) body = envelope(req, await run(queries.incidents, queries.incidents.parameters));
   else if (url.startsWith('/api/v1/monitoring/alerts/?')) body = envelope(req, await run(queries.alerts, queries.alerts.parameters));
   else if (url.startsWith('/api/v1/incidents/')) {

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
-import { apiOf, load, type Result, runChild, startServer, stop } from '../harness.js';
+import { apiOf, load, type Result, runChild, startFloor, startServer, stop } from '../harness.js';
 import { leakCorpus } from './leaks.js';
 
 interface Sample {
@@ -90,7 +90,17 @@ export const corpusScenarios: Record<string, () => Promise<Result[]>> = {
         ['has_password + domain', 'domain=corp7.example&has_password=true'],
         ['leaked_after + domain', 'domain=corp7.example&leaked_after=2024-01-01T00:00:00Z'],
       ];
-      for (const [kind, qs] of kinds) results.push(await load(`search ${kind} (${records})`, q(qs)));
+      // The floor of each search: the same plan and statements from a bare node:http server
+      // (bench/floor-server.ts), measured beside it. BENCH_SEARCH_FLOOR=0 leaves it out.
+      const floor = process.env.BENCH_SEARCH_FLOOR === '0' ? null : await startFloor(s, `/leaks/search/?${kinds[0]?.[1]}`);
+      try {
+        for (const [kind, qs] of kinds) {
+          results.push(await load(`search ${kind} (${records})`, q(qs)));
+          if (floor) results.push(await load('  the same on the floor server', { ...q(qs), url: `${floor.url}/api/v1/leaks/search/?${qs}` }));
+        }
+      } finally {
+        await floor?.stop();
+      }
     } finally {
       await stop(s);
     }
