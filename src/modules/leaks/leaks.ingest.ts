@@ -287,7 +287,15 @@ export class LeakIngest {
     let alerts = 0;
     let exposures = 0;
     const ingestHooks = this.hooks.of('leaks.ingested');
-    const forHooks: InsertedRecord[] = ingestHooks.length ? inserted.map((r, i) => ({ ...r, id: insertedIds[i] as string, source_id: source.id })) : [];
+    // The batch's own records take their id and source: a copy of each for the hooks, and its
+    // garbage, cost a bulk import an eighth of its time. A retried batch sets them again.
+    const forHooks = inserted as InsertedRecord[];
+    if (ingestHooks.length) {
+      forHooks.forEach((r, i) => {
+        r.id = insertedIds[i] as string;
+        r.source_id = source.id;
+      });
+    }
     for (const hook of ingestHooks) {
       const r = await hook(trx, forHooks, { id: source.id, name: source.name });
       alerts += r.alerts;
