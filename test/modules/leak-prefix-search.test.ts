@@ -71,6 +71,28 @@ describe('full-text prefixes', () => {
     expect((await search('?q=zorbz*&page=2')).statusCode).toBe(404);
   });
 
+  it('keeps in the vocabulary a word whose first ingest was rolled back, when it comes again', async () => {
+    // The words of an ingest are remembered as written only once it commits: a failed batch's
+    // words are written again by the next ingest that holds them.
+    const expand = (q: string) => t.services.leaks.expandPrefixes(parseFullText(q));
+    expect(json(await ingest([{ username: 'vocabalpha' }])).accepted).toBe(1);
+    const failing = vi.spyOn(t.services.monitoring, 'raiseAlerts').mockRejectedValueOnce(new Error('a batch that fails'));
+    try {
+      // vocabalpha again, now known to this process, beside a new word, in a transaction rolled back.
+      expect((await ingest([{ username: 'vocabalpha', full_name: 'Vocabbeta Once' }])).statusCode).toBe(503);
+    } finally {
+      failing.mockRestore();
+    }
+    expect(json(await ingest([{ username: 'vocabalpha', full_name: 'Vocabbeta Once' }])).accepted).toBe(1);
+    if (t.app.deps.database.dialect === 'postgres') {
+      expect(await expand('vocaba*')).toEqual([{ kind: 'prefix', words: ['vocaba'], completions: ['vocabalpha'] }]);
+      expect(await expand('vocabb*')).toEqual([{ kind: 'prefix', words: ['vocabb'], completions: ['vocabbeta'] }]);
+    }
+    const res = await search('?q=vocabb*');
+    expect(res.statusCode).toBe(200);
+    expect(json(res).count).toBe(1);
+  });
+
   it('checks every parameter before it looks a prefix up', async () => {
     // The search's own part looks prefixes up (LeakSearches, inside the leaks service).
     const spy = vi.spyOn((t.services.leaks as unknown as { searches: LeakSearches }).searches, 'expandPrefixes');

@@ -10,9 +10,11 @@ export interface TransactionCounts {
   domains: Map<string, number>;
   /** Records added to the source. */
   records: number;
+  /** PostgreSQL: words written to leak_words (LeaksRepository.addWords), known to be there once committed. */
+  words: Set<string>;
 }
 
-export const newTransactionCounts = (): TransactionCounts => ({ corpus: new Map(), domains: new Map(), records: 0 });
+export const newTransactionCounts = (): TransactionCounts => ({ corpus: new Map(), domains: new Map(), records: 0, words: new Set() });
 
 /**
  * The corpus counter changes of records added (+1) or removed (-1): total, each data class,

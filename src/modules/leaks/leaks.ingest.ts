@@ -195,6 +195,7 @@ export class LeakIngest {
         await this.writeCounts(t, source, counts);
         await t.commit().execute();
       });
+      this.repo.wordsCommitted(counts.words);
       trx = null;
       pending = [];
       counts = newTransactionCounts();
@@ -280,7 +281,7 @@ export class LeakIngest {
 
   /** Writes a batch in `trx` with what the ingest hooks raise, adding its counter changes to `counts` (see writeCounts). */
   private async storeBatch(trx: Kysely<DB>, source: SourceRow, records: NormalisedRecord[], report: IngestReport, counts: TransactionCounts) {
-    const { inserted, insertedIds } = await this.repo.insertRecords(trx, source.id, records, this.now());
+    const { inserted, insertedIds } = await this.repo.insertRecords(trx, source.id, records, this.now(), counts.words);
     counterDeltas(inserted, source.breach_date, 1, counts.corpus);
     domainDeltas(inserted, 1, counts.domains);
     counts.records += inserted.length;

@@ -52,6 +52,9 @@ export function recordValues(r: NormalisedRecord, id: string, sourceId: string, 
   return [id, sourceId, r.email, r.username, r.username_lower, r.domain, r.domain_rev, r.ip, r.ip_key, r.phone, r.full_name, r.password_sha1, r.password_masked, JSON.stringify(r.extra), r.leaked_at, r.key ?? recordKey(sourceId, r.fingerprint), r.search_text, r.email_domain_rev, r.severity, r.password_ntlm, at];
 }
 
+/** Most words an ingesting process remembers as being in leak_words already (about 10 MB). */
+const MAX_KNOWN_WORDS = 200_000;
+
 /** PostgreSQL: a batch of this many records or more is written with COPY (see copyRecords); fewer, with INSERTs. */
 export const COPY_FROM_RECORDS = 100;
 
@@ -166,7 +169,14 @@ export class LeaksRepository {
    * Inserts records of a source, skipping those already stored (same key); returns the new ones,
    * with their ids, in order.
    */
-  async insertRecords(trx: Kysely<DB>, sourceId: string, records: NormalisedRecord[], at: string): Promise<{ inserted: NormalisedRecord[]; insertedIds: string[] }> {
+  async insertRecords(
+    trx: Kysely<DB>,
+    sourceId: string,
+    records: NormalisedRecord[],
+    at: string,
+    /** PostgreSQL: the words the open transaction has put in leak_words so far; those of this batch are added. */
+    words: Set<string> = new Set(),
+  ): Promise<{ inserted: NormalisedRecord[]; insertedIds: string[] }> {
     const inserted: NormalisedRecord[] = [];
     const insertedIds: string[] = [];
     const raw = this.database.sqlite;
@@ -195,7 +205,7 @@ export class LeaksRepository {
           insertedIds.push(id);
         }
       });
-      if (inserted.length) await this.addWords(trx, inserted);
+      if (inserted.length) await this.addWords(trx, inserted, words);
     }
     return { inserted, insertedIds };
   }
@@ -266,15 +276,31 @@ export class LeaksRepository {
    * PostgreSQL: the full-text words of new records into leak_words (see migration 0008), each word
    * of their search text tokenised by PostgreSQL itself, so that the words are exactly the lexemes
    * of the records' tsvectors. In order, so that concurrent ingests lock them in the same order.
+   * Words this process saw committed (wordsCommitted), or this transaction already wrote, are left
+   * out: most words of a batch (names, short numbers) are in the vocabulary already.
    */
-  async addWords(trx: Kysely<DB>, records: NormalisedRecord[]) {
+  async addWords(trx: Kysely<DB>, records: NormalisedRecord[], written: Set<string>) {
     const words = new Set<string>();
-    for (const r of records) for (const w of r.search_text.split(' ')) if (w) words.add(w);
+    for (const r of records) for (const w of r.search_text.split(' ')) if (w && !this.committedWords.has(w) && !written.has(w)) words.add(w);
+    if (words.size === 0) return;
     await sql`insert into leak_words (word)
       select distinct lexeme from unnest(${[...words]}::text[]) as t(word)
         cross join lateral unnest(tsvector_to_array(to_tsvector('simple', t.word))) as lexeme
       order by 1 on conflict do nothing`.execute(trx);
+    for (const w of words) written.add(w);
   }
+
+  /**
+   * After its commit: the words a transaction wrote to leak_words (addWords) are there for good
+   * (nothing removes a word), so later batches of this process need not write them again. Only
+   * committed ones: a word of a transaction rolled back may still be missing. Bounded in memory.
+   */
+  wordsCommitted(words: Set<string>): void {
+    if (this.committedWords.size + words.size > MAX_KNOWN_WORDS) this.committedWords.clear();
+    for (const w of words) this.committedWords.add(w);
+  }
+
+  private readonly committedWords = new Set<string>();
 
   async readCounters(): Promise<Map<string, number>> {
     return new Map((await this.db.selectFrom('leak_counters').selectAll().execute()).map((c) => [c.key, Number(c.n)]));
