@@ -1,5 +1,6 @@
 import ipaddr from 'ipaddr.js';
 import AhoCorasick from 'modern-ahocorasick';
+import { pushTo } from '../../domain/collections.js';
 import type { InsertedRecord } from '../hooks.js';
 
 /** An active monitor as the matcher needs it. */
@@ -49,12 +50,6 @@ interface Entry {
   term: string;
 }
 
-const push = <K>(map: Map<K, Entry[]>, key: K, entry: Entry) => {
-  const list = map.get(key);
-  if (list) list.push(entry);
-  else map.set(key, [entry]);
-};
-
 /** The text fields a keyword is looked for in, with their names. */
 function textFields(r: InsertedRecord): Array<[string, string]> {
   const fields: Array<[string, string]> = [];
@@ -94,13 +89,13 @@ export class MonitorIndex {
         const entry = { monitor, term };
         switch (monitor.type) {
           case 'email':
-            push(this.emails, term, entry);
+            pushTo(this.emails, term, entry);
             break;
           case 'username':
-            push(this.usernames, term, entry);
+            pushTo(this.usernames, term, entry);
             break;
           case 'domain':
-            push(this.domains, term, entry);
+            pushTo(this.domains, term, entry);
             break;
           case 'ip':
             this.addRange(term, entry);
@@ -129,12 +124,12 @@ export class MonitorIndex {
       const bits = bitsText === undefined ? 32 : Number(bitsText);
       const byNetwork = this.v4.get(bits) ?? new Map<number, Entry[]>();
       this.v4.set(bits, byNetwork);
-      push(byNetwork, v4Network(v4Number(parsed as ipaddr.IPv4), bits), entry);
+      pushTo(byNetwork, v4Network(v4Number(parsed as ipaddr.IPv4), bits), entry);
     } else {
       const bits = bitsText === undefined ? 128 : Number(bitsText);
       const byNetwork = this.v6.get(bits) ?? new Map<string, Entry[]>();
       this.v6.set(bits, byNetwork);
-      push(byNetwork, ipaddr.IPv6.networkAddressFromCIDR(`${address}/${bits}`).toNormalizedString(), entry);
+      pushTo(byNetwork, ipaddr.IPv6.networkAddressFromCIDR(`${address}/${bits}`).toNormalizedString(), entry);
     }
   }
 

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { ListParams, ListResult } from '../../db/listing.js';
 import type { DB } from '../../db/schema.js';
 import type { AppDeps } from '../../deps.js';
+import { pushTo } from '../../domain/collections.js';
 import { type DigestItem, digestOf, type Notice, noticeOf } from '../../domain/notices.js';
 import { notFound, validation } from '../../errors.js';
 import { JobLoop } from '../../runtime/jobs.js';
@@ -245,10 +246,7 @@ export class NotificationsService {
       const byWindow = new Map<string, RecordedEvent[]>();
       for (const e of events) {
         if (e.organization_id !== channel.organization_id || !takes(e.type, data.get(e.id)!)) continue;
-        const window = windowOf(e.created_at);
-        const group = byWindow.get(window);
-        if (group) group.push(e);
-        else byWindow.set(window, [e]);
+        pushTo(byWindow, windowOf(e.created_at), e);
       }
       for (const [window, windowEvents] of byWindow) {
         const before = await this.repo.countIntoWindow(trx, channel.id, window, windowEvents.length);
@@ -284,11 +282,7 @@ export class NotificationsService {
       const eventData = await this.repo.eventData(this.db, [...new Set(claimed.flatMap((m) => (m.event_id ? [m.event_id] : [])))]);
       // Each channel's messages in order; channels side by side.
       const byChannel = new Map<string, MessageRow[]>();
-      for (const m of claimed) {
-        const group = byChannel.get(m.channel_id);
-        if (group) group.push(m);
-        else byChannel.set(m.channel_id, [m]);
-      }
+      for (const m of claimed) pushTo(byChannel, m.channel_id, m);
       await Promise.all(
         [...byChannel].map(async ([channelId, messages]) => {
           for (const m of messages) await this.sendOne(channels.get(channelId), m, eventData);

@@ -1,4 +1,5 @@
 import AhoCorasick from 'modern-ahocorasick';
+import { pushTo } from '../../domain/collections.js';
 import type { InsertedRecord } from '../hooks.js';
 
 /** An active token as the leak matcher needs it. */
@@ -19,12 +20,6 @@ export interface TokenFind {
   record: InsertedRecord;
 }
 
-const push = <K>(map: Map<K, LeakableToken[]>, key: K, token: LeakableToken) => {
-  const list = map.get(key);
-  if (list) list.push(token);
-  else map.set(key, [token]);
-};
-
 /**
  * The active tokens as an index for leaked records: credential usernames (ignoring case) and the
  * SHA-1s of credential passwords and of API keys in hash maps (the corpus keeps a password only as
@@ -41,9 +36,9 @@ export class LeakTokenIndex {
   constructor(tokens: readonly LeakableToken[]) {
     const patterns: string[] = [];
     for (const t of tokens) {
-      if (t.username_lower) push(this.usernames, t.username_lower, t);
-      if (t.password_sha1) push(this.sha1s, t.password_sha1, t);
-      if (t.api_key_sha1) push(this.sha1s, t.api_key_sha1, t);
+      if (t.username_lower) pushTo(this.usernames, t.username_lower, t);
+      if (t.password_sha1) pushTo(this.sha1s, t.password_sha1, t);
+      if (t.api_key_sha1) pushTo(this.sha1s, t.api_key_sha1, t);
       for (const text of [t.api_key, t.trigger_key]) {
         if (text) {
           patterns.push(text);
