@@ -63,12 +63,13 @@ const run =
       })()
     : async (q: CompiledQuery, params: readonly unknown[]) => (await (db as Kysely<DB>).executeQuery<Record<string, unknown>>(CompiledQuery.raw(q.sql, [...params]))).rows;
 
-/** The envelope as threatmon writes it, its link to page 2 included. */
-const envelope = (req: http.IncomingMessage, rows: Array<Record<string, unknown>>) => {
-  const count = Number(rows[0]?.[LIST_COUNT] ?? 0);
+/** The envelope of page 1 as threatmon writes it (pages of 50), its link to page 2 included. */
+const envelope = (req: http.IncomingMessage, count: number, results: unknown[]) => {
   const next = count > 50 ? JSON.stringify(`http://${req.headers.host}${req.url}&page=2`) : 'null';
-  return `{"count":${count},"next":${next},"previous":null,"results":[${rows.map((r) => r.json).join(',')}]}`;
+  return `{"count":${count},"next":${next},"previous":null,"results":[${results.join(',')}]}`;
 };
+/** A listing's page: the count from the counters in each row, the rows' JSON. */
+const listPage = (req: http.IncomingMessage, rows: Array<Record<string, unknown>>) => envelope(req, Number(rows[0]?.[LIST_COUNT] ?? 0), rows.map((r) => r.json));
 
 const accounts = new LeakAccounts(() => db);
 const searches = new LeakSearches(database, new LeaksRepository(database, randomUUID));
@@ -85,10 +86,9 @@ const server = http.createServer(async (req, res) => {
     if (rows.length) body = JSON.stringify(rows.map((r) => ({ Name: r.name })));
   } else if (url.startsWith(SEARCH)) {
     const found = await searches.search(parseList(leakSearch, Object.fromEntries(new URLSearchParams(url.slice(SEARCH.length)))));
-    const next = found.count > found.pageSize ? JSON.stringify(`http://${req.headers.host}${req.url}&page=2`) : 'null';
-    body = `{"count":${found.count},"next":${next},"previous":null,"results":[${found.results.join(',')}]}`;
-  } else if (url.startsWith('/api/v1/incidents/?')) body = envelope(req, await run(queries.incidents, queries.incidents.parameters));
-  else if (url.startsWith('/api/v1/monitoring/alerts/?')) body = envelope(req, await run(queries.alerts, queries.alerts.parameters));
+    body = envelope(req, found.count, found.results);
+  } else if (url.startsWith('/api/v1/incidents/?')) body = listPage(req, await run(queries.incidents, queries.incidents.parameters));
+  else if (url.startsWith('/api/v1/monitoring/alerts/?')) body = listPage(req, await run(queries.alerts, queries.alerts.parameters));
   else if (url.startsWith('/api/v1/incidents/')) {
     const id = url.slice('/api/v1/incidents/'.length, -1);
     const [row] = await run(queries.incident, queries.incident.parameters.map((p) => (p === '$id' ? id : p)));
