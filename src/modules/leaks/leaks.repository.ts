@@ -175,7 +175,7 @@ export class LeaksRepository {
     records: NormalisedRecord[],
     at: string,
     /** PostgreSQL: the words the open transaction has put in leak_words so far; those of this batch are added. */
-    words: Set<string> = new Set(),
+    words: Set<string>,
   ): Promise<{ inserted: NormalisedRecord[]; insertedIds: string[] }> {
     const inserted: NormalisedRecord[] = [];
     const insertedIds: string[] = [];
