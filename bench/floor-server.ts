@@ -64,15 +64,16 @@ const run =
     : async (q: CompiledQuery, params: readonly unknown[]) => (await (db as Kysely<DB>).executeQuery<Record<string, unknown>>(CompiledQuery.raw(q.sql, [...params]))).rows;
 
 /** The envelope of page 1 as threatmon writes it (pages of 50), its link to page 2 included. */
-const envelope = (req: http.IncomingMessage, count: number, results: unknown[]) => {
-  const next = count > 50 ? JSON.stringify(`http://${req.headers.host}${req.url}&page=2`) : 'null';
-  return `{"count":${count},"next":${next},"previous":null,"results":[${results.join(',')}]}`;
+const envelope = (req: http.IncomingMessage, count: number, results: unknown[], countExact?: boolean) => {
+  const next = count > 50 || countExact === false ? JSON.stringify(`http://${req.headers.host}${req.url}&page=2`) : 'null';
+  const exact = countExact === undefined ? '' : `"count_exact":${countExact},`;
+  return `{"count":${count},${exact}"next":${next},"previous":null,"results":[${results.join(',')}]}`;
 };
 /** A listing's page: the count from the counters in each row, the rows' JSON. */
 const listPage = (req: http.IncomingMessage, rows: Array<Record<string, unknown>>) => envelope(req, Number(rows[0]?.[LIST_COUNT] ?? 0), rows.map((r) => r.json));
 
 const accounts = new LeakAccounts(() => db);
-const searches = new LeakSearches(database, new LeaksRepository(database, randomUUID));
+const searches = new LeakSearches(database, new LeaksRepository(database, randomUUID), config.searchCountLimit);
 const SEARCH = '/api/v1/leaks/search/?';
 const BREACHED = '/hibp/api/v3/breachedaccount/';
 
@@ -86,7 +87,7 @@ const server = http.createServer(async (req, res) => {
     if (rows.length) body = JSON.stringify(rows.map((r) => ({ Name: r.name })));
   } else if (url.startsWith(SEARCH)) {
     const found = await searches.search(parseList(leakSearch, Object.fromEntries(new URLSearchParams(url.slice(SEARCH.length)))));
-    body = envelope(req, found.count, found.results);
+    body = envelope(req, found.count, found.results, found.countExact);
   } else if (url.startsWith('/api/v1/incidents/?')) body = listPage(req, await run(queries.incidents, queries.incidents.parameters));
   else if (url.startsWith('/api/v1/monitoring/alerts/?')) body = listPage(req, await run(queries.alerts, queries.alerts.parameters));
   else if (url.startsWith('/api/v1/incidents/')) {

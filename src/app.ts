@@ -64,7 +64,7 @@ export function createModules(deps: AppDeps, options: { scans?: ScanOptions; bul
   const identity = createIdentityModule({ database, clock, newId, config, counters, metrics, principals, audit: audit.log, hooks });
   const organizations = createOrganizationsModule({ database, clock, newId, config, counters, principals, audit: audit.log, hooks, users: identity.users, auth: identity.auth });
   const incidents = createIncidentsModule({ database, clock, newId, audit: audit.log, hooks, outbox: events.outbox });
-  const leaks = createLeaksModule({ database, clock, newId, metrics, audit: audit.log, hooks, bulkLoadWatchMs: options.bulkLoadWatchMs });
+  const leaks = createLeaksModule({ database, clock, newId, config, metrics, audit: audit.log, hooks, bulkLoadWatchMs: options.bulkLoadWatchMs });
   const monitoring = createMonitoringModule({ database, clock, newId, audit: audit.log, hooks, incidents: incidents.service, outbox: events.outbox, scans: options.scans });
   const trackingTokens = createTrackingTokensModule({ database, clock, newId, counters, config, audit: audit.log, hooks, outbox: events.outbox, users: identity.users });
   const hibp = createHibpModule({ config, counters, metrics, keys: identity.keys, leaks: leaks.service, monitoring: monitoring.service });

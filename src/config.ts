@@ -51,6 +51,8 @@ export interface Config {
   readonly replicaCheckMs: number;
   /** The Have I Been Pwned-compatible password range answers without an API key (k-anonymity: it reveals only counts of suffixes). */
   readonly hibpPublicRange: boolean;
+  /** A leak search stops counting its matches past this many, or past its page's end (THREATMON_SEARCH_COUNT_LIMIT). */
+  readonly searchCountLimit: number;
 }
 
 export class ConfigError extends Error {
@@ -118,6 +120,14 @@ export function parseMilliseconds(name: string, raw: string): number {
   const v = raw.trim();
   const n = Number(v);
   if (!/^\d+$/.test(v) || n > 3_600_000) throw new ConfigError(name, `expected a number of milliseconds from 0 to 3600000, got "${raw}"`);
+  return n;
+}
+
+/** A count of records, from 1 to 100,000,000. */
+export function parseCountLimit(name: string, raw: string): number {
+  const v = raw.trim().replace(/_/g, '');
+  const n = Number(v);
+  if (!/^\d+$/.test(v) || n < 1 || n > 100_000_000) throw new ConfigError(name, `expected a number of records from 1 to 100000000, got "${raw}"`);
   return n;
 }
 
@@ -244,6 +254,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     databaseReadUrls,
     replicaMaxLagMs: readDuration(env, 'THREATMON_REPLICA_MAX_LAG', 5) * 1000,
     replicaCheckMs: parseMilliseconds('THREATMON_REPLICA_CHECK_MS', env.THREATMON_REPLICA_CHECK_MS || '1000'),
+    searchCountLimit: parseCountLimit('THREATMON_SEARCH_COUNT_LIMIT', env.THREATMON_SEARCH_COUNT_LIMIT || '10000'),
     ...overrides,
   };
   return Object.freeze(config);

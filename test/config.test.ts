@@ -67,6 +67,8 @@ describe('configuration', () => {
       publicUrl: 'https://api.example.com',
     });
     expect(loadConfig({ THREATMON_WORKERS: 'auto' }).workers).toBe(os.availableParallelism());
+    expect(loadConfig({}).searchCountLimit).toBe(10_000);
+    expect(loadConfig({ THREATMON_SEARCH_COUNT_LIMIT: '1_000_000' }).searchCountLimit).toBe(1_000_000);
   });
 
   it.each([
@@ -90,6 +92,9 @@ describe('configuration', () => {
     ['THREATMON_PUBLIC_URL', 'api.example.com'],
     ['THREATMON_PUBLIC_URL', 'ftp://api.example.com'],
     ['THREATMON_PUBLIC_URL', 'https://api.example.com/?x=1'],
+    ['THREATMON_SEARCH_COUNT_LIMIT', '0'],
+    ['THREATMON_SEARCH_COUNT_LIMIT', 'ten thousand'],
+    ['THREATMON_SEARCH_COUNT_LIMIT', '100000001'],
   ])('refuses %s=%s naming the variable', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`^${name}: `));

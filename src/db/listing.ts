@@ -171,6 +171,8 @@ export const LIST_COUNT = 'list_count';
  */
 export interface ListResult<T> {
   count: number;
+  /** Set by a list that may stop counting (the leak search): false when `count` is a lower bound. */
+  countExact?: boolean;
   page: number;
   pageSize: number;
   results: T[];

@@ -8,18 +8,21 @@ import { invalidPage } from './list-query.js';
 
 export interface Page<T> {
   count: number;
+  count_exact?: boolean;
   next: string | null;
   previous: string | null;
   results: T[];
 }
 
 /** The DRF envelope of a page: absolute next/previous links keeping the request's other parameters. */
-export function envelope<T>(request: FastifyRequest, { count, page, pageSize, results }: ListResult<T>): Page<T> {
-  const last = Math.max(1, Math.ceil(count / pageSize));
+export function envelope<T>(request: FastifyRequest, { count, countExact, page, pageSize, results }: ListResult<T>): Page<T> {
+  // A count that stopped short is at least the page's end, and more records follow.
+  const last = countExact === false ? page + 1 : Math.max(1, Math.ceil(count / pageSize));
   // A page past the last is 404 invalid_page; page 1 of nothing is fine.
   if (page > last) throw invalidPage();
   return {
     count,
+    ...(countExact === undefined ? {} : { count_exact: countExact }),
     next: page < last ? pageUrl(request, page + 1) : null,
     previous: page > 1 ? pageUrl(request, page - 1) : null,
     results,
@@ -31,7 +34,8 @@ export function envelope<T>(request: FastifyRequest, { count, page, pageSize, re
  * content type goes out as it is, past the route's response serializer.
  */
 export function sendJsonPage(reply: FastifyReply, page: Page<string>): FastifyReply {
-  return sendJson(reply, `{"count":${page.count},"next":${JSON.stringify(page.next)},"previous":${JSON.stringify(page.previous)},"results":[${page.results.join(',')}]}`);
+  const exact = page.count_exact === undefined ? '' : `"count_exact":${page.count_exact},`;
+  return sendJson(reply, `{"count":${page.count},${exact}"next":${JSON.stringify(page.next)},"previous":${JSON.stringify(page.previous)},"results":[${page.results.join(',')}]}`);
 }
 
 /** Sends JSON text as it is (see sendJsonPage). */
@@ -57,13 +61,27 @@ function pageUrl(request: FastifyRequest, page: number): string {
 
 /** The envelope schema for a list of `item`. */
 export function PageSchema<T extends TSchema>(item: T, description?: string) {
+  return Type.Object(pageProperties(item), { description });
+}
+
+/** The envelope of a list that may stop counting (the leak search): `count_exact` says whether it did. */
+export function CappedPageSchema<T extends TSchema>(item: T, description?: string) {
+  const { count: _count, ...rest } = pageProperties(item);
   return Type.Object(
     {
-      count: Type.Integer({ description: 'Total number of records matching the request.' }),
-      next: Type.Union([Type.String(), Type.Null()], { description: 'Absolute URL of the next page, or null.' }),
-      previous: Type.Union([Type.String(), Type.Null()], { description: 'Absolute URL of the previous page, or null.' }),
-      results: Type.Array(item, { description: 'The records of this page.' }),
+      count: Type.Integer({ description: 'Number of records matching the request: exact when count_exact is true, else a lower bound (more match).' }),
+      count_exact: Type.Boolean({ description: 'False when the search stopped counting (past its count limit, 10,000 by default, or its page\'s end): count is then a lower bound and next is set.' }),
+      ...rest,
     },
     { description },
   );
+}
+
+function pageProperties<T extends TSchema>(item: T) {
+  return {
+    count: Type.Integer({ description: 'Total number of records matching the request.' }),
+    next: Type.Union([Type.String(), Type.Null()], { description: 'Absolute URL of the next page, or null.' }),
+    previous: Type.Union([Type.String(), Type.Null()], { description: 'Absolute URL of the previous page, or null.' }),
+    results: Type.Array(item, { description: 'The records of this page.' }),
+  };
 }

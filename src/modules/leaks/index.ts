@@ -15,7 +15,7 @@ export { LeakRecordSchema, SOURCE_KINDS, type SourceKind } from './leaks.schemas
 const BULK_LOAD_WATCH_MS = 30_000;
 
 /** What the leaks module is made from. */
-export type LeaksDeps = Pick<AppDeps, 'database' | 'clock' | 'newId' | 'metrics'> & {
+export type LeaksDeps = Pick<AppDeps, 'database' | 'clock' | 'newId' | 'metrics' | 'config'> & {
   audit: AuditLog;
   hooks: AppHookRegistry;
   /** How often abandoned bulk loads are looked for (tests: less). */

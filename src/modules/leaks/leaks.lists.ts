@@ -65,6 +65,12 @@ export const leakSearch = new Listing({
           : qb.where('leak_records.domain_rev', '>=', range.from).where('leak_records.domain_rev', '<', range.end),
     },
     exact_domain: { kind: 'custom', schema: Type.Boolean({ description: 'With domain: only that exact domain, no subdomains.' }) as never, where: (qb) => qb },
+    exact_count: {
+      kind: 'custom',
+      schema: Type.Boolean({ description: 'Count every match, however many: without it the count stops at 10,000 (or at the page\'s end) and count_exact says so. A common word of a corpus of millions takes seconds to count.' }) as never,
+      parse: (value) => value === true || value === 'true',
+      where: (qb) => qb,
+    },
     username: {
       kind: 'custom',
       schema: str('Exact username, case-insensitive.', 256),

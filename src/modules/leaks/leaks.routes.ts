@@ -5,7 +5,7 @@ import { actorOf, principalOf } from '../identity/index.js';
 import { assertIfMatch, etagOf, notModified } from '../../http/etag.js';
 import { AppError, validation } from '../../http/errors.js';
 import { badQuery, listQuerystring, parseList } from '../../http/list-query.js';
-import { envelope, PageSchema, sendJson, sendJsonPage } from '../../http/listing.js';
+import { CappedPageSchema, envelope, PageSchema, sendJson, sendJsonPage } from '../../http/listing.js';
 import { errorResponses, IdParams, isUuid } from '../../http/schemas.js';
 import { IngestResultSchema, LeakRecordInputSchema, LeakRecordSchema, LeakSourceCreateSchema, LeakSourcePatchSchema, LeakSourceSchema, SavedSearchSchema, StatsSchema } from './leaks.schemas.js';
 import { type LeaksService, presentSource } from './leaks.service.js';
@@ -39,9 +39,9 @@ export const leaksRoutes: FastifyPluginAsyncTypebox<{ leaks: LeaksService }> = a
         tags,
         summary: 'Search the leak corpus',
         description:
-          'At least one of q, email, domain, username, ip, phone, source is required (400 otherwise). Criteria combine with AND. `domain` includes subdomains unless `exact_domain=true`; `ip` takes an address or a CIDR range. The count is exact. Default order `-created_at`. While a bulk load of the corpus is being indexed (SQLite, `import-leaks --bulk`), a search with `q` answers 503 with `Retry-After`, never a count that leaves records out; every other criterion answers. With read replicas (THREATMON_DATABASE_READ_URLS) it reads a replica at most THREATMON_REPLICA_MAX_LAG behind, and the primary until a replica has replayed the caller organization\'s own writes to the corpus.',
+          'At least one of q, email, domain, username, ip, phone, source is required (400 otherwise). Criteria combine with AND. `domain` includes subdomains unless `exact_domain=true`; `ip` takes an address or a CIDR range. The count is exact up to THREATMON_SEARCH_COUNT_LIMIT matches (10,000) or the page\'s end if further; past that it stops, `count_exact` is false and `count` is a lower bound (`exact_count=true` counts every match). A domain search without other filters always counts exactly. Default order `-created_at`. While a bulk load of the corpus is being indexed (SQLite, `import-leaks --bulk`), a search with `q` answers 503 with `Retry-After`, never a count that leaves records out; every other criterion answers. With read replicas (THREATMON_DATABASE_READ_URLS) it reads a replica at most THREATMON_REPLICA_MAX_LAG behind, and the primary until a replica has replayed the caller organization\'s own writes to the corpus.',
         querystring: listQuerystring(leakSearch),
-        response: { 200: PageSchema(LeakRecordSchema), ...errorResponses(400, 401, 404, 503) },
+        response: { 200: CappedPageSchema(LeakRecordSchema), ...errorResponses(400, 401, 404, 503) },
       },
     },
     async (request, reply) => sendJsonPage(reply, envelope(request, await leaks.search(parseLeakSearch(request.query), principalOf(request).organization.id))),
@@ -277,7 +277,7 @@ export const leaksRoutes: FastifyPluginAsyncTypebox<{ leaks: LeaksService }> = a
           page: Type.Optional(Type.Integer({ minimum: 1, description: 'Page number.' })),
           page_size: Type.Optional(Type.Integer({ minimum: 1, description: 'Records per page (clamped to 500).' })),
         }),
-        response: { 200: PageSchema(LeakRecordSchema), ...errorResponses(400, 401, 404, 503) },
+        response: { 200: CappedPageSchema(LeakRecordSchema), ...errorResponses(400, 401, 404, 503) },
       },
     },
     async (request, reply) => sendJsonPage(reply, envelope(request, await leaks.runSaved(principalOf(request), request.params.id, request.query))),

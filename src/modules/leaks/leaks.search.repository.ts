@@ -1,4 +1,4 @@
-import { type QueryCreator, sql } from 'kysely';
+import { type QueryCreator, type SelectQueryBuilder, sql } from 'kysely';
 import type { Database } from '../../db/database.js';
 import { type ListParams, type ListResult, onlyParams } from '../../db/listing.js';
 import type { DB } from '../../db/schema.js';
@@ -14,13 +14,17 @@ const FULL_TEXT_RETRY_S = 30;
 const MAX_MERGED_DOMAINS = 32;
 /** Most words a prefix of `q` is spelled out as (see expandPrefixes); beyond, it runs as a prefix. */
 const MAX_PREFIX_COMPLETIONS = 64;
-const DOMAIN_SEARCH_PARAMS = new Set(['domain', 'exact_domain', 'page', 'page_size', 'ordering']);
+const DOMAIN_SEARCH_PARAMS = new Set(['domain', 'exact_domain', 'exact_count', 'page', 'page_size', 'ordering']);
+
+type Filtered = SelectQueryBuilder<DB, 'leak_records', object>;
 
 /** Runs /leaks/search/ (and saved searches): the plan of each shape of search, and its queries. */
 export class LeakSearches {
   constructor(
     private readonly database: Database,
     private readonly records: LeaksRepository,
+    /** Matches counted at most (THREATMON_SEARCH_COUNT_LIMIT), unless the page ends further or exact_count asks for all. */
+    private readonly countLimit: number,
   ) {}
 
   private get db() {
@@ -36,6 +40,9 @@ export class LeakSearches {
   async search(params: ListParams): Promise<ListResult<string>> {
     const { page, pageSize } = params;
     const ctx = { dialect: this.database.dialect };
+    // Counting every match of a broad criterion (a source, a has_password) reads every matching
+    // row; the page reads an index in order. So the count stops past the limit or the page's end.
+    const limit = params.filters.exact_count === true ? null : Math.max(this.countLimit, page * pageSize);
     // Prefixes spelled out (PostgreSQL) before the criteria are applied.
     const terms = params.filters.q as FullTextTerm[] | undefined;
     if (terms) this.assertFullTextComplete();
@@ -48,29 +55,32 @@ export class LeakSearches {
     const byDomain = await this.searchByDomain(params);
     if (byDomain && 'rows' in byDomain) return this.pageOfRows(byDomain, page, pageSize);
     if (!byDomain && this.database.dialect === 'postgres') {
-      // Full text counts its matches in the pass that finds them (count(*) over ()); any other
-      // criterion counts from its index in a scalar subquery that PostgreSQL runs once.
+      // Full text counts its matches in the pass that finds them (count(*) over ()): it reads every
+      // match to order them anyway. Any other criterion counts from its index in a scalar subquery
+      // that PostgreSQL runs once.
       const textSearch = fullText !== undefined;
       const ids = pageOf(filtered.select(textSearch ? ['leak_records.id', sql<number>`count(*) over ()`.as('total')] : ['leak_records.id']));
-      const total = textSearch ? sql<number>`page.total` : filtered.select((eb) => eb.fn.countAll().as('n'));
+      const total = textSearch ? sql<number>`page.total` : this.counter(filtered, limit);
       const rows = (await leakSearch
         .order(this.records.recordsQuery().innerJoin(ids.as('page'), 'page.id', 'leak_records.id').select(total.as('total')), params)
         .execute()) as Array<RecordRow & { total: number }>;
-      return this.pageOfRows({ count: rows.length ? Number(rows[0]?.total) : 0, rows }, page, pageSize);
+      const found = rows.length ? Number(rows[0]?.total) : 0;
+      return this.pageOfRows({ ...capped(found, textSearch ? null : limit), rows }, page, pageSize);
     }
-    let count: number;
+    let count: { count: number; countExact: boolean };
     let ids: string[];
     if (byDomain) {
-      ({ count, ids } = byDomain);
+      ({ ids } = byDomain);
+      count = { count: byDomain.count, countExact: true };
     } else if (fullText) {
       // Full text: matching is the cost, so match once and count the matches in the same pass
       // (count(*) over ()). An empty page past the first counts 0: past the end, 404 either way.
       const rows = (await pageOf(filtered.select(['leak_records.id', sql<number>`count(*) over ()`.as('total')])).execute()) as Array<{ id: string; total: number }>;
-      count = rows.length ? Number(rows[0]?.total) : 0;
+      count = capped(rows.length ? Number(rows[0]?.total) : 0, null);
       ids = rows.map((r) => r.id);
     } else {
-      const counted = await filtered.select((eb) => eb.fn.countAll().as('n')).executeTakeFirst();
-      count = Number(counted?.n ?? 0);
+      const counted = await this.counter(filtered, limit).executeTakeFirst();
+      count = capped(Number(counted?.n ?? 0), limit);
       ids = (await pageOf(filtered.select('leak_records.id')).execute()).map((r) => (r as { id: string }).id);
     }
     const rows = ids.length ? ((await this.records.recordsQuery().where('leak_records.id', 'in', ids).execute()) as RecordRow[]) : [];
@@ -79,7 +89,20 @@ export class LeakSearches {
       const r = byId.get(id);
       return r ? [r.json] : [];
     });
-    return { count, page, pageSize, results };
+    return { ...count, page, pageSize, results };
+  }
+
+  /** The matches of `filtered` counted, all of them (limit null) or up to one past `limit`. */
+  private counter(filtered: Filtered, limit: number | null) {
+    if (limit === null) return filtered.select((eb) => eb.fn.countAll<number>().as('n'));
+    return this.db
+      .selectFrom(
+        filtered
+          .select(sql<number>`1`.as('one'))
+          .limit(limit + 1)
+          .as('matches'),
+      )
+      .select((eb) => eb.fn.countAll<number>().as('n'));
   }
 
   /**
@@ -131,8 +154,9 @@ export class LeakSearches {
   }
 
   /** A page of records already in order; an empty page past the first is past the end (count 0: 404). */
-  private pageOfRows(found: { count: number; rows: RecordRow[] }, page: number, pageSize: number): ListResult<string> {
-    return { count: found.rows.length === 0 && page > 1 ? 0 : found.count, page, pageSize, results: found.rows.map((r) => r.json) };
+  private pageOfRows(found: { count: number; countExact?: boolean; rows: RecordRow[] }, page: number, pageSize: number): ListResult<string> {
+    const past = found.rows.length === 0 && page > 1;
+    return { count: past ? 0 : found.count, countExact: past || (found.countExact ?? true), page, pageSize, results: found.rows.map((r) => r.json) };
   }
 
   /**
@@ -193,4 +217,9 @@ export class LeakSearches {
     rows.sort((a, b) => sign * (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     return { count, ids: rows.slice((page - 1) * pageSize, wanted).map((r) => r.id) };
   }
+}
+
+/** `found` matches of a count that stopped at one past `limit` (null: it counted them all). */
+function capped(found: number, limit: number | null): { count: number; countExact: boolean } {
+  return limit !== null && found > limit ? { count: limit, countExact: false } : { count: found, countExact: true };
 }

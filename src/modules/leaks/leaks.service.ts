@@ -68,7 +68,7 @@ export class LeaksService {
   readonly accounts: LeakAccounts;
 
   constructor(
-    private readonly deps: Pick<AppDeps, 'database' | 'clock' | 'newId' | 'metrics'>,
+    private readonly deps: Pick<AppDeps, 'database' | 'clock' | 'newId' | 'metrics' | 'config'>,
     private readonly audit: AuditLog,
     private readonly hooks: AppHookRegistry,
   ) {
@@ -76,7 +76,7 @@ export class LeaksService {
     this.bulk = new LeakBulkLoads(deps);
     if (deps.database.dialect === 'postgres') this.pgBulk = new PgBulkLoads(deps);
     this.ingester = new LeakIngest(deps, this.repo, audit, hooks, { get: (id) => this.getSource(id) }, this.bulk);
-    this.searches = new LeakSearches(deps.database, this.repo);
+    this.searches = new LeakSearches(deps.database, this.repo, deps.config.searchCountLimit);
     this.saved = new SavedSearches(deps, this.repo, { search: (params, orgId) => this.search(params, orgId) }, audit);
     this.accounts = new LeakAccounts(() => this.db);
   }
