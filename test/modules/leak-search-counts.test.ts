@@ -73,6 +73,20 @@ describe('leak search counts', () => {
     expect(await search('domain=count.example&has_password=false&page_size=2')).toMatchObject({ count: 5, count_exact: false });
   });
 
+  it('reads a domain in order through its filters: the right records, pages and empty answers', async () => {
+    const emails = (page: { results: Array<{ email: string }> }) => page.results.map((r) => r.email);
+    const first = await search('domain=count.example&has_password=true&page_size=2');
+    expect(first).toMatchObject({ count: 3, count_exact: true, previous: null });
+    expect(emails(first)).toEqual(['user2@count.example', 'user1@count.example']);
+    const second = await search('domain=count.example&has_password=true&page_size=2&page=2');
+    expect(second).toMatchObject({ count: 3, count_exact: true, next: null });
+    expect(emails(second)).toEqual(['user0@count.example']);
+    await search('domain=count.example&has_password=true&page_size=2&page=3', 404);
+    expect(emails(await search('domain=count.example&has_password=true&ordering=created_at&page_size=2'))).toEqual(['user0@count.example', 'user1@count.example']);
+    expect(await search('domain=count.example&leaked_after=2999-01-01')).toMatchObject({ count: 0, count_exact: true, results: [] });
+    expect(await search('domain=count.example&has_password=false&exact_count=true&page_size=2')).toMatchObject({ count: 9, count_exact: true });
+  });
+
   it('runs a saved search with the same rule and records the count it gave', async () => {
     const created = json(await t.as(viewer, { method: 'POST', url: '/api/v1/leaks/saved-searches/', payload: { name: 'all twelve', query: { source: sourceId } } }));
     const run = json(await t.as(viewer, { method: 'GET', url: `/api/v1/leaks/saved-searches/${created.id}/results/?page_size=2` }));

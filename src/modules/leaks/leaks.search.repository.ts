@@ -15,6 +15,9 @@ const MAX_MERGED_DOMAINS = 32;
 /** Most words a prefix of `q` is spelled out as (see expandPrefixes); beyond, it runs as a prefix. */
 const MAX_PREFIX_COMPLETIONS = 64;
 const DOMAIN_SEARCH_PARAMS = new Set(['domain', 'exact_domain', 'exact_count', 'page', 'page_size', 'ordering']);
+/** Filters a domain search applies to each domain's records as it reads them in created_at order. */
+const DOMAIN_ROW_FILTERS = ['has_password', 'severity', 'leaked_after', 'leaked_before', 'created_after', 'created_before'];
+const DOMAIN_FILTERED_PARAMS = new Set([...DOMAIN_SEARCH_PARAMS, ...DOMAIN_ROW_FILTERS]);
 
 type Filtered = SelectQueryBuilder<DB, 'leak_records', object>;
 
@@ -52,7 +55,7 @@ export class LeakSearches {
     // A prefix no word of the index starts with: nothing matches, and there is nothing to run.
     if (fullText?.some((t) => t.completions?.length === 0)) return this.pageOfRows({ count: 0, rows: [] }, page, pageSize);
     const pageOf = (qb: typeof filtered) => leakSearch.pageQuery(qb, params);
-    const byDomain = await this.searchByDomain(params);
+    const byDomain = await this.searchByDomain(params, filtered, limit);
     if (byDomain && 'rows' in byDomain) return this.pageOfRows(byDomain, page, pageSize);
     if (!byDomain && this.database.dialect === 'postgres') {
       // Full text counts its matches in the pass that finds them (count(*) over ()): it reads every
@@ -71,7 +74,7 @@ export class LeakSearches {
     let ids: string[];
     if (byDomain) {
       ({ ids } = byDomain);
-      count = { count: byDomain.count, countExact: true };
+      count = { count: byDomain.count, countExact: byDomain.countExact };
     } else if (fullText) {
       // Full text: matching is the cost, so match once and count the matches in the same pass
       // (count(*) over ()). An empty page past the first counts 0: past the end, 404 either way.
@@ -160,33 +163,52 @@ export class LeakSearches {
   }
 
   /**
-   * A search by domain alone, in created_at order: the count is a sum over leak_domain_counts, and
-   * the page is merged from each matching domain's own (domain_rev, created_at, id) index range, read
-   * in order and no further than the page. Without this, a domain holding a large share of the
-   * corpus (a webmail) means counting and sorting all its records for each page. Null when the
-   * search is not of that shape, or spans more domains than are worth merging. On PostgreSQL the
-   * merge and the records are one statement (a lateral scan per domain), on SQLite a query each.
+   * A search by domain, in created_at order: the page is merged from each matching domain's own
+   * (domain_rev, created_at, id) index range, read in order and no further than the page (its
+   * records filtered as they are read, when has_password, severity or a date range is given).
+   * Without this, a domain holding a large share of the corpus (a webmail) means sorting all its
+   * records for each page. The count of a domain alone is a sum over leak_domain_counts; with
+   * filters it is counted, up to `limit`. Null when the search is not of that shape, or spans more
+   * domains than are worth merging. On PostgreSQL the merge and the records are one statement (a
+   * lateral scan per domain), on SQLite a query each.
    */
-  private async searchByDomain(params: ListParams): Promise<{ count: number; ids: string[] } | { count: number; rows: RecordRow[] } | null> {
+  private async searchByDomain(
+    params: ListParams,
+    filtered: Filtered,
+    limit: number | null,
+  ): Promise<{ count: number; countExact: boolean; ids: string[] } | { count: number; countExact: boolean; rows: RecordRow[] } | null> {
     const { page, pageSize } = params;
     if (params.ordering.field !== 'created_at') return null;
     const range = params.filters.domain as DomainRange | undefined;
-    if (!onlyParams(params, DOMAIN_SEARCH_PARAMS) || !range) return null;
+    if (!onlyParams(params, DOMAIN_FILTERED_PARAMS) || !range) return null;
+    const rowFiltered = Object.keys(params.given).some((k) => !DOMAIN_SEARCH_PARAMS.has(k));
     const { from, end } = range;
     let keysQuery = this.db.selectFrom('leak_domain_counts').select(['key', 'n']).where('n', '>', 0);
     keysQuery = end === null ? keysQuery.where('key', '=', from) : keysQuery.where('key', '>=', from).where('key', '<', end);
     keysQuery = keysQuery.limit(MAX_MERGED_DOMAINS + 1);
     const direction = params.ordering.desc ? 'desc' : 'asc';
     const wanted = page * pageSize;
+    // One domain's matches in order, up to the page's end: the filters but the domain range, on one key.
+    const { domain: _domain, ...rowFilters } = params.filters;
+    const domainRows = (key: string | ReturnType<typeof sql.ref>) =>
+      leakSearch
+        .filter(this.db.selectFrom('leak_records'), { ...params, filters: rowFilters }, { dialect: this.database.dialect })
+        .select(['leak_records.id', 'leak_records.created_at'])
+        .where('leak_records.domain_rev', '=', key as string)
+        .orderBy('leak_records.created_at', direction)
+        .orderBy('leak_records.id', direction)
+        .limit(wanted);
     if (this.database.dialect === 'postgres') {
       // One statement: the matching domains, their total, and the page merged from one lateral
       // index scan per domain, joined to its records. No row: no such domain, or a page past the
-      // end (404 either way, as page 1 of a domain with records is never empty).
+      // end (404 either way, as page 1 of a domain with records is never empty), or with filters
+      // nothing that passes them: then the plain plan answers, knowing how many domains there are.
       const dir = sql.raw(direction);
       const ids = sql<{ id: string }>`(select p.id from keys
-        cross join lateral (select id, created_at from leak_records where domain_rev = keys.key order by created_at ${dir}, id ${dir} limit ${wanted}) as p
+        cross join lateral ${domainRows(sql.ref('keys.key'))} as p
         order by p.created_at ${dir}, p.id ${dir} limit ${pageSize} offset ${(page - 1) * pageSize})`;
-      const totals = sql<{ total: number; domains: number }>`(select coalesce(sum(n), 0) as total, count(*) as domains from keys)`;
+      const total = rowFiltered ? sql<number>`${this.counter(filtered, limit)}` : sql<number>`(select coalesce(sum(n), 0) from keys)`;
+      const totals = sql<{ total: number; domains: number }>`(select ${total} as total, (select count(*) from keys) as domains)`;
       const rows = (await this.records.recordsQuery(this.db.with('keys', () => keysQuery) as unknown as QueryCreator<DB>)
         .innerJoin(ids.as('page'), 'page.id', 'leak_records.id')
         .innerJoin(totals.as('totals'), (join) => join.onTrue())
@@ -194,28 +216,22 @@ export class LeakSearches {
         .orderBy('leak_records.created_at', direction)
         .orderBy('leak_records.id', direction)
         .execute()) as Array<RecordRow & { total: number; domains: number }>;
-      if (rows.length && Number(rows[0]?.domains) > MAX_MERGED_DOMAINS) return null;
-      return { count: rows.length ? Number(rows[0]?.total) : 0, rows };
+      if (rows.length ? Number(rows[0]?.domains) > MAX_MERGED_DOMAINS : rowFiltered) return null;
+      return { ...capped(rows.length ? Number(rows[0]?.total) : 0, rowFiltered ? limit : null), rows };
     }
     const keys = await keysQuery.execute();
     if (keys.length > MAX_MERGED_DOMAINS) return null;
-    const count = keys.reduce((sum, k) => sum + Number(k.n), 0);
+    const count = rowFiltered
+      ? capped(Number((await this.counter(filtered, limit).executeTakeFirst())?.n ?? 0), limit)
+      : capped(
+          keys.reduce((sum, k) => sum + Number(k.n), 0),
+          null,
+        );
     const rows: Array<{ id: string; created_at: string }> = [];
-    for (const { key } of keys) {
-      rows.push(
-        ...(await this.db
-          .selectFrom('leak_records')
-          .select(['id', 'created_at'])
-          .where('domain_rev', '=', key)
-          .orderBy('created_at', direction)
-          .orderBy('id', direction)
-          .limit(wanted)
-          .execute()),
-      );
-    }
+    for (const { key } of keys) rows.push(...((await domainRows(key).execute()) as typeof rows));
     const sign = direction === 'asc' ? 1 : -1;
     rows.sort((a, b) => sign * (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-    return { count, ids: rows.slice((page - 1) * pageSize, wanted).map((r) => r.id) };
+    return { ...count, ids: rows.slice((page - 1) * pageSize, wanted).map((r) => r.id) };
   }
 }
 
