@@ -86,6 +86,7 @@ export const corpusScenarios: Record<string, () => Promise<Result[]>> = {
         ['full text', 'q=jennifer%20smith'],
         ['phrase', 'q=%22jennifer%20smith%22'],
         ['prefix', 'q=robins*%20jam*'],
+        ['one common word (count stops at 10,000)', 'q=robinson'],
         ['source', `source=${sources.results[0]?.id}`],
         ['has_password + domain', 'domain=corp7.example&has_password=true'],
         ['leaked_after + domain', 'domain=corp7.example&leaked_after=2024-01-01T00:00:00Z'],

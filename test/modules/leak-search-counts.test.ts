@@ -1,5 +1,7 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { User } from '../../src/modules/identity/index.js';
+import { CreatedSpread } from '../../src/modules/leaks/leaks.search.repository.js';
 import { buildTestApp, json, type TestApp } from '../helpers/build-app.js';
 
 /**
@@ -87,6 +89,34 @@ describe('leak search counts', () => {
     expect(await search('domain=count.example&has_password=false&exact_count=true&page_size=2')).toMatchObject({ count: 9, count_exact: true });
   });
 
+  it('reads the page of a word matching many records from the newest (or oldest) ones on PostgreSQL: the same page as reading them all', async () => {
+    const source = json(await t.as(staff, { method: 'POST', url: '/api/v1/leaks/sources/', payload: { name: 'A common word' } })).id;
+    // 32 batches of 5 records, each batch one created_at: the word in the 12 oldest and in the 27th.
+    for (let b = 0; b < 32; b++) {
+      const words = b < 12 || b === 26 ? 'Zanzibar Common' : 'Other Person';
+      const batch = Array.from({ length: 5 }, (_, i) => ({ username: `zw${b}x${i}`, full_name: words }));
+      expect(json(await t.as(staff, { method: 'POST', url: `/api/v1/leaks/sources/${source}/records/`, payload: batch })).accepted).toBe(5);
+      t.clock.advance(1);
+    }
+    const pg = t.app.deps.database.dialect === 'postgres';
+    // The planner's estimate and created_at's histogram, as a server's ANALYZE leaves them.
+    if (pg) await sql`analyze leak_records`.execute(t.app.deps.database.db);
+    for (const ordering of ['-created_at', 'created_at']) {
+      const all = await search(`q=zanzibar&ordering=${ordering}&exact_count=true&page_size=100`);
+      expect(all).toMatchObject({ count: 65, count_exact: true });
+      const names = (p: { results: Array<{ username: string }> }) => p.results.map((r) => r.username);
+      for (const [page, size] of [[1, 2], [2, 2], [3, 5], [7, 8], [9, 8]] as const) {
+        const got = await search(`q=zanzibar&ordering=${ordering}&page=${page}&page_size=${size}`);
+        expect(names(got), `page ${page} of ${size}, ${ordering}`).toEqual(names(all).slice((page - 1) * size, page * size));
+      }
+      // Page 1 of 2: the estimate (65) is over 3 times the limit (5): a slice, and the count stops.
+      // Newest first, the first slices hold no match and are widened (to the 27th batch).
+      expect(await search(`q=zanzibar&ordering=${ordering}&page_size=2`)).toMatchObject(pg ? { count: 5, count_exact: false } : { count: 65, count_exact: true });
+      // The 7th page of 8 ends at the 56th match: under 3 times that, one pass reads and counts them all.
+      expect(await search(`q=zanzibar&ordering=${ordering}&page=7&page_size=8`)).toMatchObject({ count: 65, count_exact: true });
+    }
+  });
+
   it('runs a saved search with the same rule and records the count it gave', async () => {
     const created = json(await t.as(viewer, { method: 'POST', url: '/api/v1/leaks/saved-searches/', payload: { name: 'all twelve', query: { source: sourceId } } }));
     const run = json(await t.as(viewer, { method: 'GET', url: `/api/v1/leaks/saved-searches/${created.id}/results/?page_size=2` }));
@@ -94,5 +124,23 @@ describe('leak search counts', () => {
     expect(json(await t.as(viewer, { method: 'GET', url: `/api/v1/leaks/saved-searches/${created.id}/` })).last_result_count).toBe(5);
     await t.as(viewer, { method: 'PATCH', url: `/api/v1/leaks/saved-searches/${created.id}/`, payload: { query: { source: sourceId, exact_count: true } } });
     expect(json(await t.as(viewer, { method: 'GET', url: `/api/v1/leaks/saved-searches/${created.id}/results/` }))).toMatchObject({ count: 12, count_exact: true });
+  });
+});
+
+describe('where a slice of the corpus is cut (CreatedSpread)', () => {
+  // Two common values holding a quarter each; the other half in 3 buckets of a sixth: [0,5], [5,8], [8,30].
+  const spread = new CreatedSpread([10, 20], [0.25, 0.25], [0, 5, 8, 30]);
+
+  it('cuts at the newest value that leaves at least the share above it', () => {
+    expect(spread.cut(0.2, true)).toBe(20);
+    expect(spread.cut(0.3, true)).toBe(10);
+    expect(spread.cut(0.6, true)).toBe(8);
+  });
+
+  it('cuts from the oldest when ascending, and not at all when only the whole column holds the share', () => {
+    expect(spread.cut(0.1, false)).toBe(5);
+    expect(spread.cut(0.3, false)).toBe(8);
+    expect(spread.cut(0.9, true)).toBeNull();
+    expect(new CreatedSpread([], [], []).cut(0.1, true)).toBeNull();
   });
 });

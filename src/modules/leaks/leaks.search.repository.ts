@@ -21,6 +21,16 @@ const DOMAIN_FILTERED_PARAMS = new Set([...DOMAIN_SEARCH_PARAMS, ...DOMAIN_ROW_F
 
 type Filtered = SelectQueryBuilder<DB, 'leak_records', object>;
 
+/**
+ * PostgreSQL full text: a search whose words the planner expects to match more than this many
+ * times its count limit reads its page from the newest records only (see pageFromSlice).
+ */
+const SLICE_ABOVE = 3;
+/** A slice is chosen to hold this many times the page's end, by the planner's estimate. */
+const SLICE_MARGIN = 3;
+/** How long the created_at histogram that slices are cut from is kept (it changes with ANALYZE). */
+const HISTOGRAM_TTL_MS = 60_000;
+
 /** Runs /leaks/search/ (and saved searches): the plan of each shape of search, and its queries. */
 export class LeakSearches {
   constructor(
@@ -62,6 +72,10 @@ export class LeakSearches {
       // match to order them anyway. Any other criterion counts from its index in a scalar subquery
       // that PostgreSQL runs once.
       const textSearch = fullText !== undefined;
+      if (textSearch && limit !== null) {
+        const sliced = await this.pageFromSlice(filtered, params, limit);
+        if (sliced) return this.pageOfRows(sliced, page, pageSize);
+      }
       const ids = pageOf(filtered.select(textSearch ? ['leak_records.id', sql<number>`count(*) over ()`.as('total')] : ['leak_records.id']));
       const total = textSearch ? sql<number>`page.total` : this.counter(filtered, limit);
       const rows = (await leakSearch
@@ -93,6 +107,58 @@ export class LeakSearches {
       return r ? [r.json] : [];
     });
     return { ...count, page, pageSize, results };
+  }
+
+  /**
+   * PostgreSQL, full text matching many records (by the planner's estimate): the page read from
+   * the newest slice of the corpus (oldest, in ascending order), cut where created_at's statistics
+   * put a few times the page's end of matches; a BRIN index on created_at gives the slice's blocks,
+   * so only matches in the slice are read, not all of them to sort them. The count stops at
+   * `limit`. A slice that holds fewer matches than the page's end is widened; every record newer
+   * than the cut is in the slice, so the page is right whatever the statistics say.
+   * Null when the search is not of that shape or the estimate is small: one pass does it all.
+   */
+  private async pageFromSlice(filtered: Filtered, params: ListParams, limit: number): Promise<{ count: number; countExact: boolean; rows: RecordRow[] } | null> {
+    if (params.ordering.field !== 'created_at') return null;
+    const { page, pageSize } = params;
+    const estimate = await this.estimatedRows(filtered);
+    if (estimate <= SLICE_ABOVE * limit) return null;
+    const spread = await this.createdSpread();
+    if (!spread) return null;
+    const desc = params.ordering.desc;
+    for (let share = (SLICE_MARGIN * page * pageSize) / estimate; share < 1; share *= 4) {
+      const cut = spread.cut(share, desc);
+      if (cut === null) break;
+      const slice = filtered.where('leak_records.created_at', desc ? '>=' : '<=', sql<string>`to_timestamp(${cut})`);
+      const ids = leakSearch.pageQuery(slice.select('leak_records.id'), params);
+      const rows = (await leakSearch
+        .order(this.records.recordsQuery().innerJoin(ids.as('page'), 'page.id', 'leak_records.id').select(this.counter(filtered, limit).as('total')), params)
+        .execute()) as Array<RecordRow & { total: number }>;
+      if (rows.length === pageSize) return { ...capped(Number(rows[0]?.total), limit), rows };
+    }
+    return null;
+  }
+
+  /** The planner's estimate of the rows `filtered` matches (EXPLAIN: planned, not run). */
+  private async estimatedRows(filtered: Filtered): Promise<number> {
+    const { rows } = await sql<{ 'QUERY PLAN': Array<{ Plan: { 'Plan Rows': number } }> }>`explain (format json) ${filtered.select(sql<number>`1`.as('one'))}`.execute(this.db);
+    return Number(rows[0]?.['QUERY PLAN'][0]?.Plan['Plan Rows'] ?? 0);
+  }
+
+  private spread?: { at: number; spread: CreatedSpread };
+
+  /** How leak_records.created_at is spread, from ANALYZE's statistics; null before any ANALYZE. */
+  private async createdSpread(): Promise<CreatedSpread | null> {
+    const now = performance.now();
+    if (this.spread && now - this.spread.at < HISTOGRAM_TTL_MS) return this.spread.spread;
+    const epochs = (column: string) => sql`array(select extract(epoch from v)::float8 from unnest(${sql.ref(column)}::text::timestamptz[]) as v)`;
+    const { rows } = await sql<{ common: number[] | null; freqs: number[] | null; bounds: number[] | null }>`select ${epochs('most_common_vals')} as common, most_common_freqs as freqs, ${epochs('histogram_bounds')} as bounds
+      from pg_stats where schemaname = current_schema() and tablename = 'leak_records' and attname = 'created_at'`.execute(this.db);
+    const row = rows[0];
+    if (!row) return null;
+    const spread = new CreatedSpread(row.common ?? [], row.freqs ?? [], row.bounds ?? []);
+    this.spread = { at: now, spread };
+    return spread;
   }
 
   /** The matches of `filtered` counted, all of them (limit null) or up to one past `limit`. */
@@ -232,6 +298,41 @@ export class LeakSearches {
     const sign = direction === 'asc' ? 1 : -1;
     rows.sort((a, b) => sign * (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     return { ...count, ids: rows.slice((page - 1) * pageSize, wanted).map((r) => r.id) };
+  }
+}
+
+/**
+ * A column's spread as ANALYZE describes it (PostgreSQL's pg_stats): its most common values with
+ * the share of rows each holds, and the bounds of a histogram whose buckets share the rest equally.
+ */
+export class CreatedSpread {
+  private readonly bucket: number;
+
+  constructor(
+    private readonly common: number[],
+    private readonly freqs: number[],
+    private readonly bounds: number[],
+  ) {
+    const rest = 1 - freqs.reduce((a, b) => a + b, 0);
+    this.bucket = bounds.length > 1 ? rest / (bounds.length - 1) : 0;
+  }
+
+  /**
+   * The value that leaves about `share` of the rows at or above it (at or below, ascending): the
+   * nearest such value of the statistics, on the side that holds at least that share. Null when
+   * only the whole column does.
+   */
+  cut(share: number, above: boolean): number | null {
+    const candidates = [...this.common, ...this.bounds].sort((a, b) => (above ? b - a : a - b));
+    for (const v of candidates) {
+      const beyond = (x: number) => (above ? x >= v : x <= v);
+      let held = this.common.reduce((sum, c, i) => (beyond(c) ? sum + (this.freqs[i] ?? 0) : sum), 0);
+      for (let i = 0; i + 1 < this.bounds.length; i++) {
+        if (beyond(this.bounds[above ? i : i + 1] as number)) held += this.bucket;
+      }
+      if (held >= share) return held >= 1 - 1e-9 ? null : v;
+    }
+    return null;
   }
 }
 
