@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { User } from '../../src/modules/identity/index.js';
-import { CreatedSpread } from '../../src/modules/leaks/leaks.search.repository.js';
+import { CreatedSpread, WordStats } from '../../src/modules/leaks/leaks.search.repository.js';
 import { buildTestApp, json, type TestApp } from '../helpers/build-app.js';
 
 /**
@@ -142,5 +142,24 @@ describe('where a slice of the corpus is cut (CreatedSpread)', () => {
     expect(spread.cut(0.3, false)).toBe(8);
     expect(spread.cut(0.9, true)).toBeNull();
     expect(new CreatedSpread([], [], []).cut(0.1, true)).toBeNull();
+  });
+});
+
+describe("the planner's estimate of a full-text search, from its words' statistics (WordStats)", () => {
+  // 1,000 records; smith in a tenth, john in a twentieth; the least common of them at 2%.
+  const words = new WordStats(1000, ['smith', 'john'], [0.1, 0.05, 0.02, 0.1, 0]);
+
+  it('multiplies the shares of words AND-ed, in a phrase too, and guesses a rare word as PostgreSQL does', () => {
+    expect(words.estimate([{ kind: 'word', words: ['smith'] }])).toBeCloseTo(100);
+    expect(words.estimate([{ kind: 'word', words: ['smith'] }, { kind: 'word', words: ['john'] }])).toBeCloseTo(5);
+    // Not among the commonest: half the least common share, at most 0.5%.
+    expect(words.estimate([{ kind: 'word', words: ['zanzibar'] }])).toBeCloseTo(5);
+    expect(words.estimate([{ kind: 'phrase', words: ['john', 'smith'] }])).toBeCloseTo(5);
+  });
+
+  it("ORs a spelled-out prefix's words, and leaves a prefix searched as one to the planner", () => {
+    expect(words.estimate([{ kind: 'prefix', words: ['jo'], completions: ['john', 'joe'] }])).toBeCloseTo(1000 * (1 - 0.95 * 0.995));
+    expect(words.estimate([{ kind: 'prefix', words: ['smith', 'jo'], completions: ['john'] }])).toBeCloseTo(5);
+    expect(words.estimate([{ kind: 'word', words: ['smith'] }, { kind: 'prefix', words: ['jo'] }])).toBeUndefined();
   });
 });

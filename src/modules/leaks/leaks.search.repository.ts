@@ -28,8 +28,12 @@ type Filtered = SelectQueryBuilder<DB, 'leak_records', object>;
 const SLICE_ABOVE = 3;
 /** A slice is chosen to hold this many times the page's end, by the planner's estimate. */
 const SLICE_MARGIN = 3;
-/** How long the created_at histogram that slices are cut from is kept (it changes with ANALYZE). */
-const HISTOGRAM_TTL_MS = 60_000;
+/** How long the statistics slices are cut from are kept (they change with ANALYZE). */
+const STATS_TTL_MS = 60_000;
+/** A full-text search with nothing else: its estimate comes from its words' statistics (WordStats). */
+const TEXT_ALONE_PARAMS = new Set(['q', 'exact_count', 'page', 'page_size', 'ordering']);
+/** PostgreSQL's own guesses for a word (ts_selfuncs.c): DEFAULT_TS_MATCH_SEL. */
+const DEFAULT_WORD_SHARE = 0.005;
 
 /** Runs /leaks/search/ (and saved searches): the plan of each shape of search, and its queries. */
 export class LeakSearches {
@@ -121,13 +125,15 @@ export class LeakSearches {
   private async pageFromSlice(filtered: Filtered, params: ListParams, limit: number): Promise<{ count: number; countExact: boolean; rows: RecordRow[] } | null> {
     if (params.ordering.field !== 'created_at') return null;
     const { page, pageSize } = params;
-    const estimate = await this.estimatedRows(filtered);
+    const stats = await this.corpusStats();
+    if (!stats) return null;
+    // `q` alone: its words' statistics give the planner's estimate without asking it.
+    const guess = onlyParams(params, TEXT_ALONE_PARAMS) ? stats.words?.estimate(params.filters.q as FullTextTerm[]) : undefined;
+    const estimate = guess ?? (await this.estimatedRows(filtered));
     if (estimate <= SLICE_ABOVE * limit) return null;
-    const spread = await this.createdSpread();
-    if (!spread) return null;
     const desc = params.ordering.desc;
     for (let share = (SLICE_MARGIN * page * pageSize) / estimate; share < 1; share *= 4) {
-      const cut = spread.cut(share, desc);
+      const cut = stats.created.cut(share, desc);
       if (cut === null) break;
       const slice = filtered.where('leak_records.created_at', desc ? '>=' : '<=', sql<string>`to_timestamp(${cut})`);
       const ids = leakSearch.pageQuery(slice.select('leak_records.id'), params);
@@ -145,20 +151,30 @@ export class LeakSearches {
     return Number(rows[0]?.['QUERY PLAN'][0]?.Plan['Plan Rows'] ?? 0);
   }
 
-  private spread?: { at: number; spread: CreatedSpread };
+  private stats?: { at: number; stats: { created: CreatedSpread; words: WordStats | null } };
 
-  /** How leak_records.created_at is spread, from ANALYZE's statistics; null before any ANALYZE. */
-  private async createdSpread(): Promise<CreatedSpread | null> {
+  /**
+   * ANALYZE's statistics of the corpus, kept STATS_TTL_MS: how created_at is spread, and how often
+   * the commonest words occur. Null before any ANALYZE.
+   */
+  private async corpusStats(): Promise<{ created: CreatedSpread; words: WordStats | null } | null> {
     const now = performance.now();
-    if (this.spread && now - this.spread.at < HISTOGRAM_TTL_MS) return this.spread.spread;
+    if (this.stats && now - this.stats.at < STATS_TTL_MS) return this.stats.stats;
     const epochs = (column: string) => sql`array(select extract(epoch from v)::float8 from unnest(${sql.ref(column)}::text::timestamptz[]) as v)`;
-    const { rows } = await sql<{ common: number[] | null; freqs: number[] | null; bounds: number[] | null }>`select ${epochs('most_common_vals')} as common, most_common_freqs as freqs, ${epochs('histogram_bounds')} as bounds
-      from pg_stats where schemaname = current_schema() and tablename = 'leak_records' and attname = 'created_at'`.execute(this.db);
+    const column = (name: string) => sql`from pg_stats where schemaname = current_schema() and tablename = 'leak_records' and attname = ${name}`;
+    const { rows } = await sql<{ rows: number; common: number[] | null; freqs: number[] | null; bounds: number[] | null; words: string[] | null; word_freqs: number[] | null }>`select
+        (select reltuples from pg_class where oid = 'leak_records'::regclass) as rows,
+        (select ${epochs('most_common_vals')} ${column('created_at')}) as common,
+        (select most_common_freqs ${column('created_at')}) as freqs,
+        (select ${epochs('histogram_bounds')} ${column('created_at')}) as bounds,
+        (select most_common_elems::text::text[] ${column('search_vector')}) as words,
+        (select most_common_elem_freqs ${column('search_vector')}) as word_freqs`.execute(this.db);
     const row = rows[0];
-    if (!row) return null;
-    const spread = new CreatedSpread(row.common ?? [], row.freqs ?? [], row.bounds ?? []);
-    this.spread = { at: now, spread };
-    return spread;
+    if (!row || (!row.common && !row.bounds)) return null;
+    const words = row.words && row.word_freqs ? new WordStats(Number(row.rows), row.words, row.word_freqs) : null;
+    const stats = { created: new CreatedSpread(row.common ?? [], row.freqs ?? [], row.bounds ?? []), words };
+    this.stats = { at: now, stats };
+    return stats;
   }
 
   /** The matches of `filtered` counted, all of them (limit null) or up to one past `limit`. */
@@ -333,6 +349,42 @@ export class CreatedSpread {
       if (held >= share) return held >= 1 - 1e-9 ? null : v;
     }
     return null;
+  }
+}
+
+/**
+ * How often the commonest words of the corpus occur (pg_stats of search_vector), and the estimate
+ * PostgreSQL's planner makes from them for a full-text query (ts_selfuncs.c): a word's share of
+ * the records, or for a word not among the commonest half the least common one's share (at most
+ * 0.5%); words AND-ed (a phrase too) multiply, a spelled-out prefix's words OR-ed.
+ */
+export class WordStats {
+  private readonly shares = new Map<string, number>();
+  private readonly rare: number;
+
+  constructor(
+    private readonly rows: number,
+    words: string[],
+    freqs: number[],
+  ) {
+    words.forEach((w, i) => this.shares.set(w, freqs[i] ?? 0));
+    // After one frequency per word, PostgreSQL adds the least, the greatest and the null share.
+    const least = freqs[words.length];
+    this.rare = Math.min(DEFAULT_WORD_SHARE, least === undefined ? DEFAULT_WORD_SHARE : least / 2);
+  }
+
+  /** The planner's estimate of the records `terms` match; undefined for a prefix left as one. */
+  estimate(terms: FullTextTerm[]): number | undefined {
+    const share = (w: string) => this.shares.get(w) ?? this.rare;
+    let all = 1;
+    for (const t of terms) {
+      const words = t.kind === 'prefix' ? t.words.slice(0, -1) : t.words;
+      for (const w of words) all *= share(w);
+      if (t.kind !== 'prefix') continue;
+      if (!t.completions) return undefined;
+      all *= 1 - t.completions.reduce((none, c) => none * (1 - share(c)), 1);
+    }
+    return this.rows * all;
   }
 }
 
