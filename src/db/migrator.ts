@@ -26,7 +26,7 @@ import * as m0024 from './migrations/0024_api_keys.js';
 import * as m0025 from './migrations/0025_hibp_breach_domains_ntlm.js';
 import * as m0026 from './migrations/0026_taxii.js';
 import * as m0027 from './migrations/0027_notifications.js';
-import * as m0028 from './migrations/0028_leak_created_brin.js';
+import * as m0028 from './migrations/0028_leak_created_at.js';
 
 /** Listed in code, not read from a folder, so they run the same from src/ (tsx) and dist/. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -57,7 +57,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0025_hibp_breach_domains_ntlm': m0025,
   '0026_taxii': m0026,
   '0027_notifications': m0027,
-  '0028_leak_created_brin': m0028,
+  '0028_leak_created_at': m0028,
 };
 
 /** PostgreSQL: the connection's current schema (the one its search_path puts first). */

@@ -254,7 +254,7 @@ describe('threatmon CLI', () => {
     const db = new Database(path.join(dir, 'cli.db'), { readonly: true });
     try {
       expect(db.prepare('select count(*) as n from leak_bulk_loads').get()).toEqual({ n: 0 });
-      expect(db.prepare("select count(*) as n from sqlite_master where type = 'index' and tbl_name = 'leak_records' and sql is not null").get()).toEqual({ n: 9 });
+      expect(db.prepare("select count(*) as n from sqlite_master where type = 'index' and tbl_name = 'leak_records' and sql is not null").get()).toEqual({ n: 10 });
       expect(db.prepare(`select count(*) as n from leak_records_fts where leak_records_fts match '"person 2499"'`).get()).toEqual({ n: 1 });
     } finally {
       db.close();
@@ -286,12 +286,12 @@ describe('threatmon CLI', () => {
       }
     };
     // Everything it reported stored is stored, and the bulk load ended as at the end of a file.
-    expect(count()).toEqual({ records: stored, loads: 0, indexes: 9 });
+    expect(count()).toEqual({ records: stored, loads: 0, indexes: 10 });
     const again = await runFed(argv, fifo, ndjson('sigint', 0, total, extra));
     expect(again.code, again.stderr).toBe(0);
     expect(again.stderr).toContain(`${total - stored} accepted, ${stored} duplicates, 0 rejected`);
     expect(again.stderr).toMatch(/^Imported /m);
-    expect(count()).toEqual({ records: total, loads: 0, indexes: 9 });
+    expect(count()).toEqual({ records: total, loads: 0, indexes: 10 });
   }, 180_000);
 
   it('stops import-leaks run from the launcher on a SIGTERM sent to the launcher alone (a process manager)', async () => {

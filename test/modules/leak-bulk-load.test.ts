@@ -41,7 +41,7 @@ describe('leak corpus bulk loads', () => {
   it.skipIf(!TEST_PG_URL)('PostgreSQL: sets the search indexes aside (keys kept), skips duplicates, rebuilds them at the end, and is vacuumed after a large load', async () => {
     const leaks = t.services.leaks;
     const before = await pgIndexes();
-    expect(before.length).toBe(12);
+    expect(before.length).toBe(13);
     const main = await createSource('PG bulk main');
     expect(json(await ingest(main, [{ email: 'before@pgbulk.example', full_name: 'Quentin Before' }])).accepted).toBe(1);
     await leaks.beginBulkLoad();
@@ -54,7 +54,7 @@ describe('leak corpus bulk loads', () => {
     expect(await found('?q=quentin')).toBe(1);
     const steps: string[] = [];
     expect(await leaks.endBulkLoad((step) => steps.push(step))).toBe('rebuilt');
-    expect(steps).toHaveLength(10);
+    expect(steps).toHaveLength(11);
     expect(await pgIndexes()).toEqual(before);
     expect(await found('?q=zebulon')).toBe(1);
     expect(await found('?domain=pgbulk.example')).toBe(2);
@@ -104,6 +104,7 @@ describe('leak corpus bulk loads', () => {
     const leaks = t.services.leaks;
     const before = indexes();
     expect(before.map((i) => i.name)).toEqual([
+      'leak_records_created_idx',
       'leak_records_domain_rev_idx',
       'leak_records_email_domain_rev_idx',
       'leak_records_email_idx',
@@ -218,7 +219,7 @@ describe('leak corpus bulk loads', () => {
     raw.exec("insert into leak_records_fts(leak_records_fts) values ('integrity-check')");
     expect(raw.prepare('select count(*) as n from leak_records').get()).toEqual({ n: records });
     expect(raw.prepare("select count(*) as n from leak_records_fts where leak_records_fts match 'bulk'").get()).toEqual({ n: records });
-    expect(explicitIndexes(raw)).toBe(9);
+    expect(explicitIndexes(raw)).toBe(10);
   };
 
   it.skipIf(Boolean(TEST_PG_URL))('checkpoints a file database\'s write-ahead log rarely during a load, and empties it at the end', async () => {
@@ -297,7 +298,7 @@ describe('leak corpus bulk loads', () => {
       raw.prepare('delete from leak_bulk_load_processes where pid = ?').run(process.ppid);
       const steps: string[] = [];
       expect(await leaks.endBulkLoad((step) => steps.push(step))).toBe('rebuilt');
-      expect(steps).toHaveLength(10);
+      expect(steps).toHaveLength(11);
       expect(raw.prepare('select count(*) as n from leak_bulk_load_processes').get()).toEqual({ n: 0 });
       expectSound(raw, 2000);
       expect(await leaks.endBulkLoad()).toBe('none');
@@ -349,7 +350,7 @@ describe('leak corpus bulk loads', () => {
       await loadSome(leaks, 'alone', 2000);
       const modes: unknown[] = [];
       expect(await leaks.finishBulkLoad(() => modes.push(journalMode(raw)))).toBe(true);
-      expect(modes).toHaveLength(10);
+      expect(modes).toHaveLength(11);
       expect(new Set(modes)).toEqual(new Set(['truncate']));
       expect(journalMode(raw)).toBe('wal');
       expect(raw.pragma('busy_timeout', { simple: true })).toBe(5000);
