@@ -1,4 +1,4 @@
-import { type QueryCreator, type SelectQueryBuilder, sql } from 'kysely';
+import { type AliasedExpression, type QueryCreator, type SelectQueryBuilder, sql } from 'kysely';
 import type { Database } from '../../db/database.js';
 import { type ListParams, type ListResult, onlyParams } from '../../db/listing.js';
 import type { DB } from '../../db/schema.js';
@@ -83,22 +83,17 @@ export class LeakSearches {
         if (sliced) return this.pageOfRows(sliced, page, pageSize);
       }
       const ids = pageOf(filtered.select(textSearch ? ['leak_records.id', sql<number>`count(*) over ()`.as('total')] : ['leak_records.id']));
-      const total = textSearch ? sql<number>`page.total` : this.counter(filtered, limit);
-      const rows = (await leakSearch
-        .order(this.records.recordsQuery().innerJoin(ids.as('page'), 'page.id', 'leak_records.id').select(total.as('total')), params)
-        .execute()) as Array<RecordRow & { total: number }>;
+      const rows = await this.pageRecords(ids, (textSearch ? sql<number>`page.total` : this.counter(filtered, limit)).as('total'), params);
       const found = rows.length ? Number(rows[0]?.total) : 0;
       return this.pageOfRows({ ...capped(found, textSearch ? null : limit), rows }, page, pageSize);
     }
     let count: { count: number; countExact: boolean };
     let ids: string[];
-    let walked: { count: number; countExact: boolean; ids: string[] } | null;
-    if (byDomain) {
-      ({ ids } = byDomain);
-      count = { count: byDomain.count, countExact: byDomain.countExact };
-    } else if (fullText && (walked = await this.walkNewest(fullText, params, limit))) {
-      ({ ids } = walked);
-      count = walked;
+    // A page already found by id: a domain's ranges merged, or (SQLite) a common word's walk.
+    const listed = byDomain ?? (fullText ? await this.walkNewest(fullText, params, limit) : null);
+    if (listed) {
+      ({ ids } = listed);
+      count = { count: listed.count, countExact: listed.countExact };
     } else if (fullText) {
       // Full text: matching is the cost, so match once and count the matches in the same pass
       // (count(*) over ()). An empty page past the first counts 0: past the end, 404 either way.
@@ -142,10 +137,7 @@ export class LeakSearches {
       const cut = stats.created.cut(share, desc);
       if (cut === null) break;
       const slice = filtered.where('leak_records.created_at', desc ? '>=' : '<=', sql<string>`to_timestamp(${cut})`);
-      const ids = leakSearch.pageQuery(slice.select('leak_records.id'), params);
-      const rows = (await leakSearch
-        .order(this.records.recordsQuery().innerJoin(ids.as('page'), 'page.id', 'leak_records.id').select(this.counter(filtered, limit).as('total')), params)
-        .execute()) as Array<RecordRow & { total: number }>;
+      const rows = await this.pageRecords(leakSearch.pageQuery(slice.select('leak_records.id'), params), this.counter(filtered, limit).as('total'), params);
       if (rows.length === pageSize) return { ...capped(Number(rows[0]?.total), limit), rows };
     }
     return null;
@@ -210,6 +202,13 @@ export class LeakSearches {
     const stats = { created: new CreatedSpread(row.common ?? [], row.freqs ?? [], row.bounds ?? []), words };
     this.stats = { at: now, stats };
     return stats;
+  }
+
+  /** PostgreSQL: the records of a page's ids (a query), in order, each with `total` as a column: one statement. */
+  private async pageRecords(ids: ReturnType<typeof leakSearch.pageQuery>, total: AliasedExpression<unknown, 'total'>, params: ListParams) {
+    return (await leakSearch
+      .order(this.records.recordsQuery().innerJoin(ids.as('page'), 'page.id', 'leak_records.id').select(total), params)
+      .execute()) as Array<RecordRow & { total: number }>;
   }
 
   /** The matches of `filtered` counted, all of them (limit null) or up to one past `limit`. */
