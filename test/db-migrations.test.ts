@@ -159,7 +159,7 @@ describe('data migrations', () => {
     // The full-text index follows the rewritten words.
     const match =
       deps.database.dialect === 'postgres'
-        ? sql<{ n: number }>`select count(*)::int as n from leak_records where search_vector @@ to_tsquery('simple', 'harris <-> 6915')`
+        ? sql<{ n: number }>`select count(*)::int as n from leak_records where to_tsvector('simple', search_text) @@ to_tsquery('simple', 'harris <-> 6915')`
         : sql<{ n: number }>`select count(*) as n from leak_records_fts where leak_records_fts match '"harris 6915"'`;
     expect(Number((await match.execute(db)).rows[0]?.n)).toBe(1);
     // 0008 (PostgreSQL): the words of records stored before it complete prefixes.
@@ -411,5 +411,21 @@ describe('data migrations', () => {
     expect(await db.selectFrom('monitors').select('severity').where('id', '=', monitor).executeTakeFirst()).toEqual({ severity: 'high' });
     // A monitor may now be without one.
     await db.updateTable('monitors').set({ severity: null }).where('id', '=', monitor).execute();
+  });
+
+  it.runIf(Boolean(TEST_PG_URL))('0029 (PostgreSQL) indexes the full-text expression instead of a stored vector column: records stored before it are still found through the index', async () => {
+    const source = { id: '00000000-0000-7000-8000-000000000291', name: 'Dump 0029' };
+    const { db, leaks, actor } = await beforeMigration('0029', source);
+    await leaks.ingest(source.id, [{ index: 0, value: { email: 'olga.harris@m0029.example', full_name: 'Olga Harris' } }, { index: 1, value: { username: 'other-0029' } }], actor);
+    expect(await migrateToLatest(db)).toContain('0029_leak_search_expression');
+    const columns = await sql<{ name: string }>`select attname as name from pg_attribute where attrelid = 'leak_records'::regclass and attnum > 0 and not attisdropped`.execute(db);
+    expect(columns.rows.map((c) => c.name)).not.toContain('search_vector');
+    expect((await leaks.search(parseLeakSearch({ q: '"olga harris"' }))).count).toBe(1);
+    // The search's condition is the index's expression: the index answers it.
+    const plan = await db.transaction().execute(async (trx) => {
+      await sql`set local enable_seqscan = off`.execute(trx);
+      return sql<{ 'QUERY PLAN': string }>`explain select id from leak_records where to_tsvector('simple', search_text) @@ to_tsquery('simple', 'olga <-> harris')`.execute(trx);
+    });
+    expect(plan.rows.map((r) => r['QUERY PLAN']).join('\n')).toContain('leak_records_search_idx');
   });
 });

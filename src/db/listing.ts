@@ -17,6 +17,8 @@ export type Column = string | RawBuilder<unknown>;
 /** What a filter's SQL may depend on besides its value. */
 export interface ListContext {
   dialect: Dialect;
+  /** PostgreSQL leak search: full text checked in each row read instead of through its index (see pgFullText). */
+  fullTextScan?: boolean;
 }
 
 /** A custom filter: `parse` (HTTP: validate and normalise, may throw 400) feeds `where` (SQL). */

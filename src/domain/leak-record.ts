@@ -444,6 +444,27 @@ export function parseFullText(q: string): FullTextTerm[] {
   return terms.slice(0, 20);
 }
 
+/**
+ * PostgreSQL, for the full-text index on an expression: each phrase's words AND-ed in the tsquery
+ * (a phrase operator makes the index recheck every match by computing its row's vector again),
+ * and the phrases themselves, to be matched in search_text (wordPatterns). Prefix terms stay as
+ * tsQuery writes them.
+ */
+export function tsQueryIndexed(terms: FullTextTerm[]): { query: string; phrases: FullTextTerm[] } {
+  const phrase = (t: FullTextTerm) => t.kind === 'phrase' && t.words.length > 1;
+  const query = terms.map((t) => (phrase(t) ? t.words.join(' & ') : tsQuery([t]))).join(' & ');
+  return { query, phrases: terms.filter(phrase) };
+}
+
+/**
+ * Each term as a LIKE pattern of ' ' || search_text || ' ': the same matches as the full-text
+ * index finds (words of letters or of digits, one space apart), checked in a row without computing
+ * its vector. Words hold no LIKE wildcard.
+ */
+export function wordPatterns(terms: FullTextTerm[]): string[] {
+  return terms.map((t) => `% ${t.words.join(' ')}${t.kind === 'prefix' ? '' : ' '}%`);
+}
+
 /** The words of a prefix term with each completion of its last word. */
 function completed(t: FullTextTerm, completions: string[]): string[][] {
   return completions.map((c) => [...t.words.slice(0, -1), c]);

@@ -16,6 +16,8 @@ import {
   reverseDomain,
   textWords,
   tsQuery,
+  tsQueryIndexed,
+  wordPatterns,
 } from '../../src/domain/leak-record.js';
 import { csvRowToRecord } from '../../src/cli/import-items.js';
 import { ndjsonItems } from '../../src/modules/leaks/ndjson.js';
@@ -123,6 +125,10 @@ describe('leak records', () => {
     ]);
     expect(ftsQuery(terms)).toBe('"harris 6915" AND "corp 1"* AND "robins"* AND "smith 12"');
     expect(tsQuery(terms)).toBe('(harris <-> 6915) & (corp <-> 1:*) & robins:* & (smith <-> 12)');
+    // For an index on the expression: the phrases' words AND-ed, the phrases checked apart (prefixes as they were).
+    expect(tsQueryIndexed(terms)).toEqual({ query: 'harris & 6915 & (corp <-> 1:*) & robins:* & smith & 12', phrases: [terms[0], terms[3]] });
+    // The same terms checked in ' ' || search_text || ' ': whole words, a prefix open at its end.
+    expect(wordPatterns(terms)).toEqual(['% harris 6915 %', '% corp 1%', '% robins%', '% smith 12 %']);
   });
 
   it('writes a prefix spelled out as its words OR-ed, each a phrase with the words before it (PostgreSQL; FTS5 keeps its prefix)', () => {

@@ -24,6 +24,17 @@ describe('full-text prefixes', () => {
     sourceId = json(res).id;
   });
   afterAll(() => t.close());
+  const emailsOf = async (qs: string) => json(await search(qs)).results.map((r: { email: string }) => r.email);
+
+  it('matches a phrase only where its words follow one another whole: not inside a longer word, not apart', async () => {
+    expect(json(await ingest([{ email: 'zq@phrase.example', full_name: 'Bmirto Velkan Mirto' }])).accepted).toBe(1);
+    expect(await emailsOf('?q="bmirto velkan"')).toEqual(['zq@phrase.example']);
+    expect(await emailsOf('?q="velkan mirto" zq')).toEqual(['zq@phrase.example']);
+    // Both words are in the record: the index finds it, the phrase rules it out.
+    expect(await emailsOf('?q="mirto velkan"')).toEqual([]);
+    expect(await emailsOf('?q="bmirto mirto"')).toEqual([]);
+    expect(await emailsOf('?q="example bmirto velkan mirto"')).toEqual(['zq@phrase.example']);
+  });
 
   it('spells a prefix out as the words of the index that start with it, and finds what the prefix finds', async () => {
     // 70 words starting with qx (letters only: a word is a run of letters or of digits).

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { User } from '../../src/modules/identity/index.js';
-import { CreatedSpread, WordStats } from '../../src/modules/leaks/leaks.search.repository.js';
+import { CreatedSpread, LeakSearches, WordStats } from '../../src/modules/leaks/leaks.search.repository.js';
 import { buildTestApp, json, type TestApp } from '../helpers/build-app.js';
 
 /**
@@ -114,11 +114,22 @@ describe('leak search counts', () => {
       // Page 1 of 2: more matches than the limit (5). PostgreSQL: the estimate (65) is over 3 times
       // the limit, so a slice (newest first, the first slices hold no match and are widened to the
       // 27th batch); SQLite: the created_at index walked. Either way the count stops.
+      // PostgreSQL: with `q` alone the estimate comes from the full-text index's statistics, without EXPLAIN.
+      const explain = vi.spyOn(LeakSearches.prototype as unknown as { estimatedRows: () => Promise<number> }, 'estimatedRows');
       expect(await search(`q=zanzibar&ordering=${ordering}&page_size=2`)).toMatchObject({ count: 5, count_exact: false });
+      expect(explain).not.toHaveBeenCalled();
+      explain.mockRestore();
       // The 7th page of 8 ends at the 56th match. PostgreSQL: under 3 times that, one pass reads and
       // counts them all; SQLite: the full-text index counts to 57, and the walk reads the page.
       expect(await search(`q=zanzibar&ordering=${ordering}&page=7&page_size=8`)).toMatchObject(pg ? { count: 65, count_exact: true } : { count: 56, count_exact: false });
       expect(await search(`q=zanzibar&ordering=${ordering}&page=9&page_size=8`)).toMatchObject({ count: 65, count_exact: true, next: null });
+      // A phrase and a prefix take the same plans (PostgreSQL: the slice checks them in each record's words).
+      for (const q of ['%22zanzibar%20common%22', 'zanzib*', 'common%20zanz*']) {
+        for (const [page, size] of [[1, 2], [3, 5]] as const) {
+          expect(names(await search(`q=${q}&ordering=${ordering}&page=${page}&page_size=${size}`)), `${q}, page ${page} of ${size}`).toEqual(names(all).slice((page - 1) * size, page * size));
+        }
+      }
+      expect(await search(`q=%22common%20zanzibar%22&ordering=${ordering}&page_size=2`)).toMatchObject({ count: 0, results: [] });
     }
   });
 

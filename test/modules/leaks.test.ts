@@ -233,6 +233,7 @@ describe('leak corpus', () => {
       expect((await search('?q=%22%22')).statusCode).toBe(400);
     });
 
+
     it('counts and pages full-text matches (counted in the same pass as the page)', async () => {
       const all = json(await search('?q=example&ordering=created_at&page_size=100'));
       expect(all.count).toBeGreaterThanOrEqual(3);

@@ -1,13 +1,26 @@
-import { sql } from 'kysely';
+import { type SelectQueryBuilder, sql } from 'kysely';
+import type { DB } from '../../db/schema.js';
 import { type TObject, Type } from 'typebox';
 import { Listing, type ListParams } from '../../db/listing.js';
 import { normaliseDomain, normaliseEmail } from '../../domain/ioc.js';
-import { DATA_CLASSES, domainKeyRange, type FullTextTerm, ftsQuery, ipKeyRange, normalisePhone, parseFullText, SEVERITIES, tsQuery } from '../../domain/leak-record.js';
+import { DATA_CLASSES, domainKeyRange, type FullTextTerm, ftsQuery, ipKeyRange, normalisePhone, parseFullText, SEVERITIES, tsQueryIndexed, wordPatterns } from '../../domain/leak-record.js';
 import { AppError } from '../../http/errors.js';
 import { badQuery, given, listQuerystring, parseList, toTimestamp } from '../../http/list-query.js';
 import { SOURCE_KINDS } from './leaks.schemas.js';
 
 /** The leaks module's lists: the search of the corpus, its sources and saved searches. */
+
+/**
+ * PostgreSQL full text: the index's expression matched by every word, each phrase checked in the
+ * words' text (tsQueryIndexed). `scan`: every term checked in the words' text alone, for a plan
+ * that reads a slice of the corpus rather than the index (LeakSearches.pageFromSlice).
+ */
+function pgFullText<QB extends SelectQueryBuilder<DB, 'leak_records', unknown>>(qb: QB, terms: FullTextTerm[], scan: boolean): QB {
+  const { query, phrases } = tsQueryIndexed(terms);
+  let out = scan ? qb : (qb.where(sql<boolean>`to_tsvector('simple', leak_records.search_text) @@ to_tsquery('simple', ${query})`) as QB);
+  for (const p of wordPatterns(scan ? terms : phrases)) out = out.where(sql<boolean>`' ' || leak_records.search_text || ' ' like ${p}`) as QB;
+  return out;
+}
 
 const str = (description: string, maxLength = 500) => ({ type: 'string', maxLength, description }) as never;
 
@@ -42,7 +55,7 @@ export const leakSearch = new Listing({
       // The search spells prefixes out before the SQL is built (LeakSearches.expandPrefixes).
       where: (qb, terms: FullTextTerm[], ctx) =>
         ctx.dialect === 'postgres'
-          ? qb.where(sql<boolean>`leak_records.search_vector @@ to_tsquery('simple', ${tsQuery(terms)})`)
+          ? pgFullText(qb, terms, ctx.fullTextScan === true)
           : qb.where(sql<boolean>`leak_records.rowid in (select rowid from leak_records_fts where leak_records_fts match ${ftsQuery(terms)})`),
     },
     email: {

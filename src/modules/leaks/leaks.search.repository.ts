@@ -79,7 +79,7 @@ export class LeakSearches {
       // that PostgreSQL runs once.
       const textSearch = fullText !== undefined;
       if (textSearch && limit !== null) {
-        const sliced = await this.pageFromSlice(filtered, params, limit);
+        const sliced = await this.pageFromSlice(filtered, leakSearch.filter(this.db.selectFrom('leak_records'), params, { ...ctx, fullTextScan: true }), params, limit);
         if (sliced) return this.pageOfRows(sliced, page, pageSize);
       }
       const ids = pageOf(filtered.select(textSearch ? ['leak_records.id', sql<number>`count(*) over ()`.as('total')] : ['leak_records.id']));
@@ -122,8 +122,9 @@ export class LeakSearches {
    * `limit`. A slice that holds fewer matches than the page's end is widened; every record newer
    * than the cut is in the slice, so the page is right whatever the statistics say.
    * Null when the search is not of that shape or the estimate is small: one pass does it all.
+   * `scanned` is the same search with its words checked in each row's text (a slice reads its rows).
    */
-  private async pageFromSlice(filtered: Filtered, params: ListParams, limit: number): Promise<{ count: number; countExact: boolean; rows: RecordRow[] } | null> {
+  private async pageFromSlice(filtered: Filtered, scanned: Filtered, params: ListParams, limit: number): Promise<{ count: number; countExact: boolean; rows: RecordRow[] } | null> {
     if (params.ordering.field !== 'created_at') return null;
     const { page, pageSize } = params;
     const stats = await this.corpusStats();
@@ -136,7 +137,8 @@ export class LeakSearches {
     for (let share = (SLICE_MARGIN * page * pageSize) / estimate; share < 1; share *= 4) {
       const cut = stats.created.cut(share, desc);
       if (cut === null) break;
-      const slice = filtered.where('leak_records.created_at', desc ? '>=' : '<=', sql<string>`to_timestamp(${cut})`);
+      // The slice's rows are read (BRIN gives whole block ranges): each checked for the words in its text, not by computing its vector.
+      const slice = scanned.where('leak_records.created_at', desc ? '>=' : '<=', sql<string>`to_timestamp(${cut})`);
       const rows = await this.pageRecords(leakSearch.pageQuery(slice.select('leak_records.id'), params), this.counter(filtered, limit).as('total'), params);
       if (rows.length === pageSize) return { ...capped(Number(rows[0]?.total), limit), rows };
     }
@@ -189,13 +191,15 @@ export class LeakSearches {
     if (this.stats && now - this.stats.at < STATS_TTL_MS) return this.stats.stats;
     const epochs = (column: string) => sql`array(select extract(epoch from v)::float8 from unnest(${sql.ref(column)}::text::timestamptz[]) as v)`;
     const column = (name: string) => sql`from pg_stats where schemaname = current_schema() and tablename = 'leak_records' and attname = ${name}`;
+    // The words' statistics are those of the full-text index's expression (ANALYZE keeps them under the index's name).
+    const wordsIndex = sql`from pg_stats where schemaname = current_schema() and tablename = 'leak_records_search_idx'`;
     const { rows } = await sql<{ rows: number; common: number[] | null; freqs: number[] | null; bounds: number[] | null; words: string[] | null; word_freqs: number[] | null }>`select
         (select reltuples from pg_class where oid = 'leak_records'::regclass) as rows,
         (select ${epochs('most_common_vals')} ${column('created_at')}) as common,
         (select most_common_freqs ${column('created_at')}) as freqs,
         (select ${epochs('histogram_bounds')} ${column('created_at')}) as bounds,
-        (select most_common_elems::text::text[] ${column('search_vector')}) as words,
-        (select most_common_elem_freqs ${column('search_vector')}) as word_freqs`.execute(this.db);
+        (select most_common_elems::text::text[] ${wordsIndex}) as words,
+        (select most_common_elem_freqs ${wordsIndex}) as word_freqs`.execute(this.db);
     const row = rows[0];
     if (!row || (!row.common && !row.bounds)) return null;
     const words = row.words && row.word_freqs ? new WordStats(Number(row.rows), row.words, row.word_freqs) : null;
@@ -387,7 +391,7 @@ export class CreatedSpread {
 }
 
 /**
- * How often the commonest words of the corpus occur (pg_stats of search_vector), and the estimate
+ * How often the commonest words of the corpus occur (pg_stats of the full-text index's expression), and the estimate
  * PostgreSQL's planner makes from them for a full-text query (ts_selfuncs.c): a word's share of
  * the records, or for a word not among the commonest half the least common one's share (at most
  * 0.5%); words AND-ed (a phrase too) multiply, a spelled-out prefix's words OR-ed.
