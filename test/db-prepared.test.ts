@@ -1,7 +1,7 @@
 import { type Kysely, sql } from 'kysely';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../src/config.js';
-import { createDatabase, pgTimestampToIso } from '../src/db/database.js';
+import { createDatabase, pgTimestampToIso, withSessionOptions } from '../src/db/database.js';
 import { prepared } from '../src/db/prepared.js';
 import type { DB } from '../src/db/schema.js';
 import { buildTestApp, json, TEST_PG_URL, testDatabaseUrl } from './helpers/build-app.js';
@@ -76,6 +76,14 @@ describe.skipIf(!TEST_PG_URL)('PostgreSQL prepared statements', () => {
       await sql`rollback`.execute(conn);
       expect(await read()).toEqual([{ id: 1, name: 'a' }]);
     });
+  });
+
+  it('opens each session without JIT and with the work_mem that keeps a large full-text bitmap exact', async () => {
+    const db = await open(true);
+    const settings = await sql<{ jit: string; work_mem: string }>`select current_setting('jit') as jit, current_setting('work_mem') as work_mem`.execute(db);
+    expect(settings.rows).toEqual([{ jit: 'off', work_mem: '32MB' }]);
+    // The URL's own options follow, and win for a setting they give again.
+    expect(withSessionOptions('postgres://u@h:5432/db?options=-c%20work_mem%3D64MB&sslmode=disable')).toBe('postgres://u@h:5432/db?options=-c+jit%3Doff+-c+work_mem%3D32MB+-c+work_mem%3D64MB&sslmode=disable');
   });
 
   it('runs every statement unnamed when turned off', async () => {
