@@ -41,6 +41,11 @@ async function pgSizes(dbUrl: string) {
   }
 }
 
+/** A floor script's figures (bench/copy-floor.mjs, bench/sqlite-floor.mjs: one JSON line). */
+async function importFloor(script: string, target: string) {
+  return JSON.parse(await runChild([script, target], {}, [])) as { rows: number; seconds: number; rows_per_sec: number };
+}
+
 export const corpusScenarios: Record<string, () => Promise<Result[]>> = {
   /**
    * The corpus at scale (BENCH_LEAK_RECORDS, files from BENCH_LEAK_DATA when set): the bulk import,
@@ -55,7 +60,7 @@ export const corpusScenarios: Record<string, () => Promise<Result[]>> = {
     if (imported) results.push(row(`import-leaks${bulk ? ' --bulk' : ''} ${records} (records/s)`, imported.records_per_sec, { peak_rss_mb: imported.peak_rss_mb }));
     if (dbUrl.startsWith('postgres')) {
       if (process.env.BENCH_COPY_FLOOR !== '0') {
-        const floor = JSON.parse(await runChild(['bench/copy-floor.mjs', dbUrl], {}, [])) as { rows: number; seconds: number; rows_per_sec: number };
+        const floor = await importFloor('bench/copy-floor.mjs', dbUrl);
         console.log(`floor: bare COPY of the same ${floor.rows} rows into a table with the same indexes: ${floor.seconds} s = ${floor.rows_per_sec} rows/s`);
         results.push(row('floor: bare COPY, same rows and indexes (rows/s)', floor.rows_per_sec));
       }
@@ -67,7 +72,7 @@ export const corpusScenarios: Record<string, () => Promise<Result[]>> = {
       // Measured before the file grows to the floor's high-water mark: the disk figure is the corpus's.
       const bytes = fs.statSync(file).size;
       if (process.env.BENCH_COPY_FLOOR !== '0') {
-        const floor = JSON.parse(await runChild(['bench/sqlite-floor.mjs', file], {}, [])) as { rows: number; seconds: number; rows_per_sec: number };
+        const floor = await importFloor('bench/sqlite-floor.mjs', file);
         console.log(`floor: SQLite copying the same ${floor.rows} stored rows into a table with the same indexes and full-text index: ${floor.seconds} s = ${floor.rows_per_sec} rows/s`);
         results.push(row('floor: SQLite copy, same rows and indexes (rows/s)', floor.rows_per_sec));
       }

@@ -16,10 +16,10 @@ import { SOURCE_KINDS } from './leaks.schemas.js';
  * that reads a slice of the corpus rather than the index (LeakSearches.pageFromSlice).
  */
 function pgFullText<QB extends SelectQueryBuilder<DB, 'leak_records', unknown>>(qb: QB, terms: FullTextTerm[], scan: boolean): QB {
+  const inText = (out: QB, checked: FullTextTerm[]) => wordPatterns(checked).reduce((q, p) => q.where(sql<boolean>`' ' || leak_records.search_text || ' ' like ${p}`) as QB, out);
+  if (scan) return inText(qb, terms);
   const { query, phrases } = tsQueryIndexed(terms);
-  let out = scan ? qb : (qb.where(sql<boolean>`to_tsvector('simple', leak_records.search_text) @@ to_tsquery('simple', ${query})`) as QB);
-  for (const p of wordPatterns(scan ? terms : phrases)) out = out.where(sql<boolean>`' ' || leak_records.search_text || ' ' like ${p}`) as QB;
-  return out;
+  return inText(qb.where(sql<boolean>`to_tsvector('simple', leak_records.search_text) @@ to_tsquery('simple', ${query})`) as QB, phrases);
 }
 
 const str = (description: string, maxLength = 500) => ({ type: 'string', maxLength, description }) as never;

@@ -79,7 +79,7 @@ export class LeakSearches {
       // that PostgreSQL runs once.
       const textSearch = fullText !== undefined;
       if (textSearch && limit !== null) {
-        const sliced = await this.pageFromSlice(filtered, leakSearch.filter(this.db.selectFrom('leak_records'), params, { ...ctx, fullTextScan: true }), params, limit);
+        const sliced = await this.pageFromSlice(filtered, params, limit);
         if (sliced) return this.pageOfRows(sliced, page, pageSize);
       }
       const ids = pageOf(filtered.select(textSearch ? ['leak_records.id', sql<number>`count(*) over ()`.as('total')] : ['leak_records.id']));
@@ -122,9 +122,8 @@ export class LeakSearches {
    * `limit`. A slice that holds fewer matches than the page's end is widened; every record newer
    * than the cut is in the slice, so the page is right whatever the statistics say.
    * Null when the search is not of that shape or the estimate is small: one pass does it all.
-   * `scanned` is the same search with its words checked in each row's text (a slice reads its rows).
    */
-  private async pageFromSlice(filtered: Filtered, scanned: Filtered, params: ListParams, limit: number): Promise<{ count: number; countExact: boolean; rows: RecordRow[] } | null> {
+  private async pageFromSlice(filtered: Filtered, params: ListParams, limit: number): Promise<{ count: number; countExact: boolean; rows: RecordRow[] } | null> {
     if (params.ordering.field !== 'created_at') return null;
     const { page, pageSize } = params;
     const stats = await this.corpusStats();
@@ -134,10 +133,11 @@ export class LeakSearches {
     const estimate = guess ?? (await this.estimatedRows(filtered));
     if (estimate <= SLICE_ABOVE * limit) return null;
     const desc = params.ordering.desc;
+    // The slice's rows are read (BRIN gives whole block ranges): each is checked for the words in its text, not by computing its vector.
+    const scanned = leakSearch.filter(this.db.selectFrom('leak_records'), params, { dialect: 'postgres', fullTextScan: true });
     for (let share = (SLICE_MARGIN * page * pageSize) / estimate; share < 1; share *= 4) {
       const cut = stats.created.cut(share, desc);
       if (cut === null) break;
-      // The slice's rows are read (BRIN gives whole block ranges): each checked for the words in its text, not by computing its vector.
       const slice = scanned.where('leak_records.created_at', desc ? '>=' : '<=', sql<string>`to_timestamp(${cut})`);
       const rows = await this.pageRecords(leakSearch.pageQuery(slice.select('leak_records.id'), params), this.counter(filtered, limit).as('total'), params);
       if (rows.length === pageSize) return { ...capped(Number(rows[0]?.total), limit), rows };
