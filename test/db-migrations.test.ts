@@ -428,4 +428,31 @@ describe('data migrations', () => {
     });
     expect(plan.rows.map((r) => r['QUERY PLAN']).join('\n')).toContain('leak_records_search_idx');
   });
+
+  it.runIf(Boolean(TEST_PG_URL))('0030 (PostgreSQL) packs the B-tree indexes of leak records: those there are, and those a bulk load in progress has set aside', async () => {
+    const source = { id: '00000000-0000-7000-8000-000000000301', name: 'Dump 0030' };
+    const { db, leaks, actor } = await beforeMigration('0030', source);
+    await leaks.ingest(source.id, [{ index: 0, value: { email: 'ivan.lee@m0030.example', phone: '+12025550130' } }], actor);
+    // A bulk load in progress, as PgBulkLoads begins one: the phone index set aside by its definition.
+    const phone = (await sql<{ sql: string }>`select pg_get_indexdef('leak_records_phone_idx'::regclass) as sql`.execute(db)).rows[0]!.sql;
+    await sql`drop index leak_records_phone_idx`.execute(db);
+    await sql`insert into leak_bulk_loads (id, from_rowid, dropped_indexes, started_at) values (1, 0, ${JSON.stringify([{ name: 'leak_records_phone_idx', sql: phone }])}, ${new Date().toISOString()})`.execute(db);
+
+    expect(await migrateToLatest(db)).toContain('0030_leak_index_fillfactor');
+    const options = async () =>
+      Object.fromEntries(
+        (await sql<{ name: string; options: string[] | null }>`select i.relname as name, i.reloptions as options from pg_index x join pg_class i on i.oid = x.indexrelid
+          where x.indrelid = 'leak_records'::regclass`.execute(db)).rows.map((r) => [r.name, r.options]),
+      );
+    const before = await options();
+    expect(before).toMatchObject({ leak_records_pkey: ['fillfactor=100'], leak_records_fingerprint_key: ['fillfactor=100'], leak_records_email_idx: ['fillfactor=100'] });
+    expect(before.leak_records_search_idx).toBeNull(); // GIN: no fill factor
+    const aside = JSON.parse((await sql<{ d: string }>`select dropped_indexes as d from leak_bulk_loads`.execute(db)).rows[0]!.d) as Array<{ sql: string }>;
+    expect(aside[0]!.sql).toBe(phone.replace(' WHERE', " WITH (fillfactor='100') WHERE"));
+    // The load's end builds it packed, and it answers as before.
+    await sql.raw(aside[0]!.sql).execute(db);
+    await sql`delete from leak_bulk_loads`.execute(db);
+    expect((await options()).leak_records_phone_idx).toEqual(['fillfactor=100']);
+    expect((await leaks.search(parseLeakSearch({ phone: '+12025550130' }))).count).toBe(1);
+  });
 });

@@ -74,4 +74,20 @@ describe.skipIf(!TEST_PG_URL)('COPY ingest against row-by-row ingest (PostgreSQL
     expect(again).toMatchObject({ accepted: 0, duplicates: 300, alerts_raised: 0, exposures_found: 0 });
     expect(againCopy).toEqual(again);
   });
+
+  it('hands out ids in the order of the records\' keys, the order rows go in, by COPY and by INSERT', async () => {
+    const actor = { p: null, ip: null };
+    // Stored records in id order fall into runs of ascending keys: one a batch (one batch of 300
+    // by COPY, eight of 40 by INSERT), so the primary key grows at its right edge. Ids handed out
+    // in input order would make a new run at about every other record.
+    for (const [name, batchSize, batches] of [['Ids by COPY', 1000, 1], ['Ids by rows', 40, 8]] as const) {
+      const id = await source(name);
+      await t.services.leaks.ingest(id, input(), actor, { batchSize });
+      const rows = await t.db.selectFrom('leak_records').select('fingerprint').where('source_id', '=', id).orderBy('id').execute();
+      expect(rows).toHaveLength(280);
+      const runs = 1 + rows.filter((r, i) => i > 0 && Buffer.compare(rows[i - 1]!.fingerprint, r.fingerprint) > 0).length;
+      expect(runs).toBeGreaterThanOrEqual(1);
+      expect(runs).toBeLessThanOrEqual(batches);
+    }
+  });
 });

@@ -195,7 +195,11 @@ export class LeaksRepository {
         }
       }
     } else {
-      const ids = records.map(() => this.newId());
+      // Ids handed out in key order, the order rows go in (insertRows, copyRecords): the primary
+      // key then grows at its right edge, its pages filled, instead of splitting at random (70% full).
+      const keys = records.map((r) => r.key ?? recordKey(sourceId, r.fingerprint));
+      const ids = new Array<string>(records.length);
+      for (const i of keys.map((_, i) => i).sort((x, y) => Buffer.compare(keys[x] as Uint8Array, keys[y] as Uint8Array))) ids[i] = this.newId();
       const returned = records.length >= COPY_FROM_RECORDS && this.database.copyFrom ? await this.copyRecords(trx, records, ids, sourceId, at) : await this.insertRows(trx, records, ids, sourceId, at);
       const returnedIds = new Set(returned);
       records.forEach((r, i) => {
