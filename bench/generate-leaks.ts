@@ -3,10 +3,13 @@
  * skewed (Zipf-like) set of domains, usernames, IPs, phones, names, passwords from a small popular
  * set plus random ones, and extras. Deterministic for a given seed.
  *
- *   tsx bench/generate-leaks.ts OUT_DIR [RECORDS=1000000] [SOURCES=50]
+ *   tsx bench/generate-leaks.ts OUT_DIR [RECORDS=1000000] [SOURCES=50] [--gzip]
+ *
+ * --gzip writes source-NN.ndjson.gz (a fifth of the size), as dumps often come.
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { pathToFileURL } from 'node:url';
 import { pickWith, seededRandom } from '../src/cli/seeded-random.js';
 
@@ -44,24 +47,26 @@ export function* leakRecords(count: number, seed: number) {
   }
 }
 
-export function generate(outDir: string, records: number, sources: number): string[] {
+export function generate(outDir: string, records: number, sources: number, gzip = false): string[] {
   fs.mkdirSync(outDir, { recursive: true });
   const files: string[] = [];
   const per = Math.ceil(records / sources);
   for (let src = 0; src < sources; src++) {
-    const file = path.join(outDir, `source-${String(src).padStart(2, '0')}.ndjson`);
+    const file = path.join(outDir, `source-${String(src).padStart(2, '0')}.ndjson${gzip ? '.gz' : ''}`);
     const n = Math.min(per, records - src * per);
     if (n <= 0) break;
     const chunks: string[] = [];
     const fd = fs.openSync(file, 'w');
+    // Gzipped, a member per chunk: concatenated members are one gzip stream to every reader.
+    const write = (text: string) => (gzip ? fs.writeSync(fd, gzipSync(text)) : fs.writeSync(fd, text));
     for (const rec of leakRecords(n, 1000 + src)) {
       chunks.push(JSON.stringify(rec));
       if (chunks.length === 5000) {
-        fs.writeSync(fd, `${chunks.join('\n')}\n`);
+        write(`${chunks.join('\n')}\n`);
         chunks.length = 0;
       }
     }
-    if (chunks.length) fs.writeSync(fd, `${chunks.join('\n')}\n`);
+    if (chunks.length) write(`${chunks.join('\n')}\n`);
     fs.closeSync(fd);
     files.push(file);
   }
@@ -69,8 +74,9 @@ export function generate(outDir: string, records: number, sources: number): stri
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const [out = 'bench/data/leaks', records = '1000000', sources = '50'] = process.argv.slice(2);
+  const args = process.argv.slice(2);
+  const [out = 'bench/data/leaks', records = '1000000', sources = '50'] = args.filter((a) => a !== '--gzip');
   const started = Date.now();
-  const files = generate(out, Number(records), Number(sources));
+  const files = generate(out, Number(records), Number(sources), args.includes('--gzip'));
   console.error(`wrote ${records} records in ${files.length} files to ${out} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 }

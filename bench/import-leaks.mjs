@@ -20,6 +20,7 @@ import { importLeaks } from '../dist/cli/import-leaks.js';
 import { loadConfig } from '../dist/config.js';
 import { migrateToLatest } from '../dist/db/migrator.js';
 import { createDeps } from '../dist/deps.js';
+import { corpusFiles, corpusSourceName } from './corpus-files.mjs';
 import { seedMonitors } from './seed-monitors.mjs';
 
 const dir = process.argv[2] ?? 'bench/data/leaks';
@@ -29,10 +30,10 @@ await migrateToLatest(deps.database.db);
 const services = createServices(deps);
 const monitorsArg = process.argv.indexOf('--monitors');
 const seeded = monitorsArg > 0 ? await seedMonitors(deps, services, dir, Number(process.argv[monitorsArg + 1])) : null;
-// A folder: its NDJSON files, one source each. A file (any format import-leaks reads): that file alone.
+// A folder: its NDJSON files (plain or gzipped), one source each. A file (any format import-leaks reads): that file alone.
 const single = fs.statSync(dir).isFile();
 const folder = single ? path.dirname(dir) : dir;
-const files = single ? [path.basename(dir)] : fs.readdirSync(dir).filter((f) => f.endsWith('.ndjson')).sort();
+const files = single ? [path.basename(dir)] : corpusFiles(dir);
 let windows1252Lines = 0;
 let rejectedLines = 0;
 const started = Date.now();
@@ -43,7 +44,7 @@ const sample = setInterval(() => {
 }, 200);
 if (bulk) await services.leaks.beginBulkLoad();
 for (const f of files) {
-  const r = await importLeaks(services.leaks, { file: path.join(folder, f), source: `Bench ${f.replace(/\.ndjson$/, '')}`, createSource: true, progress: false, afterLargeLoad: false, out: fs.createWriteStream('/dev/null') });
+  const r = await importLeaks(services.leaks, { file: path.join(folder, f), source: `Bench ${corpusSourceName(f)}`, createSource: true, progress: false, afterLargeLoad: false, out: fs.createWriteStream('/dev/null') });
   const rejected = r.rejected.length + (r.rejected_not_listed ?? 0);
   records += r.accepted + r.duplicates + rejected;
   rejectedLines += rejected;

@@ -4,15 +4,14 @@
  * that most terms, as in real use, match nothing). Deterministic. Used by import-leaks.mjs
  * --monitors N, before the import it measures.
  */
-import fs from 'node:fs';
 import path from 'node:path';
 import { seededRandom } from '../dist/cli/seeded-random.js';
+import { corpusFiles, corpusHead } from './corpus-files.mjs';
 
 export async function seedMonitors(deps, services, dataDir, count) {
   const rnd = seededRandom(28);
   const int = (n) => Math.floor(rnd() * n);
-  const sample = fs
-    .readFileSync(path.join(dataDir, fs.readdirSync(dataDir).filter((f) => f.endsWith('.ndjson')).sort()[3]), 'utf8')
+  const sample = corpusHead(path.join(dataDir, corpusFiles(dataDir)[3]), 1 << 22)
     .split('\n')
     .filter(Boolean)
     .slice(0, 20_000)

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
+import { corpusFiles, corpusHead } from '../corpus-files.mjs';
 import { apiOf, load, type Result, runChild, startFloor, startServer, stop } from '../harness.js';
 import { leakCorpus } from './leaks.js';
 
@@ -13,8 +14,8 @@ interface Sample {
 
 /** The first record of the corpus's files that has `field`: searches for values that exist. */
 function sampleWith(dataDir: string, field: keyof Sample): string {
-  for (const f of fs.readdirSync(dataDir).filter((n) => n.endsWith('.ndjson')).sort().slice(7)) {
-    const lines = fs.readFileSync(path.join(dataDir, f), 'utf8').slice(0, 1 << 20).split('\n').slice(100, -1);
+  for (const f of corpusFiles(dataDir).slice(7)) {
+    const lines = corpusHead(path.join(dataDir, f)).split('\n').slice(100, -1);
     for (const line of lines) {
       const v = (JSON.parse(line) as Sample)[field];
       if (v) return v;

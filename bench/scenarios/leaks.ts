@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { corpusFile, corpusHead } from '../corpus-files.mjs';
 import { ADMIN_PASSWORD, databaseUrl, load, type Result, ROOT, runChild, startServer, stop } from '../harness.js';
 
 /**
@@ -53,8 +54,7 @@ export const leaksScenarios: Record<string, () => Promise<Result[]>> = {
     try {
       const auth = { authorization: `Bearer ${s.token}` };
       const conns = Number(process.env.BENCH_SEARCH_CONNECTIONS ?? 16);
-      const sampleFile = fs.existsSync(path.join(dataDir, 'source-07.ndjson')) ? 'source-07.ndjson' : 'source-00.ndjson';
-      const sample = JSON.parse(fs.readFileSync(path.join(dataDir, sampleFile), 'utf8').split('\n')[123] as string) as { email: string };
+      const sample = JSON.parse(corpusHead(corpusFile(dataDir, 'source-07')).split('\n')[123] as string) as { email: string };
       const q = (qs: string) => ({ url: `${s.url}/api/v1/leaks/search/?${qs}`, headers: auth, connections: conns });
       return [
         ...(imported
