@@ -3,6 +3,7 @@ import { afterAll, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import { createDatabase, pgTimestampToIso, withSessionOptions } from '../src/db/database.js';
 import { prepared } from '../src/db/prepared.js';
+import { raiseMaintenanceWorkMem } from '../src/modules/leaks/leaks.bulk-load-pg.js';
 import type { DB } from '../src/db/schema.js';
 import { buildTestApp, json, TEST_PG_URL, testDatabaseUrl } from './helpers/build-app.js';
 
@@ -84,6 +85,17 @@ describe.skipIf(!TEST_PG_URL)('PostgreSQL prepared statements', () => {
     expect(settings.rows).toEqual([{ jit: 'off', work_mem: '32MB' }]);
     // The URL's own options follow, and win for a setting they give again.
     expect(withSessionOptions('postgres://u@h:5432/db?options=-c%20work_mem%3D64MB&sslmode=disable')).toBe('postgres://u@h:5432/db?options=-c+jit%3Doff+-c+work_mem%3D32MB+-c+work_mem%3D64MB&sslmode=disable');
+  });
+
+  it('builds a bulk load\'s indexes with at least 256MB of maintenance_work_mem, or more where the session has it', async () => {
+    const db = await open(true);
+    await db.connection().execute(async (conn) => {
+      await sql`set maintenance_work_mem = '64MB'`.execute(conn);
+      expect(await raiseMaintenanceWorkMem(conn)).toBe('256MB');
+      await sql`set maintenance_work_mem = '1GB'`.execute(conn);
+      expect(await raiseMaintenanceWorkMem(conn)).toBe('1GB');
+      await sql`reset maintenance_work_mem`.execute(conn);
+    });
   });
 
   it('runs every statement unnamed when turned off', async () => {

@@ -1,4 +1,4 @@
-import { type Kysely, sql } from 'kysely';
+import { type Kysely, type QueryExecutorProvider, sql } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import type { AppDeps } from '../../deps.js';
 
@@ -15,11 +15,23 @@ import type { AppDeps } from '../../deps.js';
  * it runs only when no importer is left; a killed importer's connection, and its lock, end with it.
  */
 
-/** Memory for each index build (the server's default is 64 MB: larger sorts spill to disk less). */
+/**
+ * Memory for each index build, at least (the server's default is 64 MB: larger sorts spill to disk
+ * less). A server, role or connection setting that gives more keeps it: a build whose sort fits in
+ * memory writes no temporary files beside the indexes already built (at 100M records the largest
+ * sorts write several GB).
+ */
 const REBUILD_MAINTENANCE_WORK_MEM = '256MB';
 
 /** This schema's bulk-load lock (advisory locks are per database; tests and installations may share one). */
 const LOCK_KEY = sql`hashtext(current_schema() || '.leak_bulk_load')`;
+
+/** Sets the session's maintenance_work_mem to REBUILD_MAINTENANCE_WORK_MEM unless it is larger already; returns it. */
+export async function raiseMaintenanceWorkMem(db: QueryExecutorProvider): Promise<string> {
+  await sql`select set_config('maintenance_work_mem', ${REBUILD_MAINTENANCE_WORK_MEM}, false)
+    where pg_size_bytes(current_setting('maintenance_work_mem')) < pg_size_bytes(${REBUILD_MAINTENANCE_WORK_MEM})`.execute(db);
+  return (await sql<{ v: string }>`select current_setting('maintenance_work_mem') as v`.execute(db)).rows[0]!.v;
+}
 
 interface SetAside {
   name: string;
@@ -136,7 +148,7 @@ export class PgBulkLoads {
   private async rebuild(db: Kysely<DB>, onStep?: (step: string, ms: number) => void): Promise<boolean> {
     const load = (await sql<{ dropped_indexes: string }>`select dropped_indexes from leak_bulk_loads`.execute(db)).rows[0];
     if (!load) return false;
-    await sql`set maintenance_work_mem = ${sql.lit(REBUILD_MAINTENANCE_WORK_MEM)}`.execute(db);
+    await raiseMaintenanceWorkMem(db);
     try {
       for (const { name, sql: definition } of JSON.parse(load.dropped_indexes) as SetAside[]) {
         const started = Date.now();
