@@ -1,5 +1,6 @@
 import { type Kysely, sql } from 'kysely';
 import { isPostgres } from './dialect.js';
+import { editSetAside } from './leak-indexes.js';
 
 /**
  * PostgreSQL: the B-tree indexes of leak_records filled to 100% where PostgreSQL packs pages
@@ -11,7 +12,7 @@ import { isPostgres } from './dialect.js';
 const WITH = "WITH (fillfactor='100')";
 
 /** A set-aside definition (pg_get_indexdef) with the option, before its WHERE if it has one. */
-export function withFillFactor(definition: string): string {
+function withFillFactor(definition: string): string {
   if (!/ USING btree /i.test(definition) || definition.includes('fillfactor')) return definition;
   return definition.replace(/( USING btree \([^)]*\))/i, `$1 ${WITH}`);
 }
@@ -33,11 +34,7 @@ async function fillFactor(db: Kysely<any>, value: 100 | null): Promise<void> {
   for (const { name } of rows) {
     await sql.raw(value === null ? `alter index ${name} reset (fillfactor)` : `alter index ${name} set (fillfactor = ${value})`).execute(db);
   }
-  const { rows: loads } = await sql<{ dropped_indexes: string }>`select dropped_indexes from leak_bulk_loads`.execute(db);
-  if (!loads[0]) return;
-  const aside = (JSON.parse(loads[0].dropped_indexes) as Array<{ name: string; sql: string }>).map((o) => ({
-    ...o,
-    sql: value === null ? o.sql.replace(` ${WITH}`, '') : withFillFactor(o.sql),
-  }));
-  await sql`update leak_bulk_loads set dropped_indexes = ${JSON.stringify(aside)}`.execute(db);
+  await editSetAside(db, (aside) =>
+    aside.map((o) => ({ ...o, sql: value === null ? o.sql.replace(` ${WITH}`, '') : withFillFactor(o.sql) })),
+  );
 }
