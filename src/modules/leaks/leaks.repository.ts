@@ -48,8 +48,8 @@ void sameColumns;
  * spelled out rather than mapped over STORED_FIELDS: this runs for every record of a bulk load.
  * test/modules/leak-records.test.ts holds it to RECORD_COLUMNS.
  */
-export function recordValues(r: NormalisedRecord, id: string, sourceId: string, at: string) {
-  return [id, sourceId, r.email, r.username, r.username_lower, r.domain, r.domain_rev, r.ip, r.ip_key, r.phone, r.full_name, r.password_sha1, r.password_masked, JSON.stringify(r.extra), r.leaked_at, r.key ?? recordKey(sourceId, r.fingerprint), r.search_text, r.email_domain_rev, r.severity, r.password_ntlm, at];
+export function recordValues(r: NormalisedRecord, id: string, sourceId: string, at: string, key: Uint8Array = r.key ?? recordKey(sourceId, r.fingerprint)) {
+  return [id, sourceId, r.email, r.username, r.username_lower, r.domain, r.domain_rev, r.ip, r.ip_key, r.phone, r.full_name, r.password_sha1, r.password_masked, JSON.stringify(r.extra), r.leaked_at, key, r.search_text, r.email_domain_rev, r.severity, r.password_ntlm, at];
 }
 
 /** Most words an ingesting process remembers as being in leak_words already (about 10 MB). */
@@ -65,11 +65,11 @@ function copyText(v: string | null): string {
 }
 const COPY_ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
 
-/** A batch's rows in COPY's text format (RECORD_COLUMNS order), in chunks of 256 rows. */
-export function* copyChunks(records: NormalisedRecord[], ids: string[], sourceId: string, at: string): Generator<string> {
+/** A batch's rows (their ids and keys) in COPY's text format (RECORD_COLUMNS order), in chunks of 256 rows. */
+export function* copyChunks(records: NormalisedRecord[], ids: string[], keys: Uint8Array[], sourceId: string, at: string): Generator<string> {
   let chunk = '';
   for (let i = 0; i < records.length; i++) {
-    const values = recordValues(records[i] as NormalisedRecord, ids[i] as string, sourceId, at);
+    const values = recordValues(records[i] as NormalisedRecord, ids[i] as string, sourceId, at, keys[i]);
     let line = '';
     for (let c = 0; c < values.length; c++) {
       const v = values[c];
@@ -200,7 +200,7 @@ export class LeaksRepository {
       const keys = records.map((r) => r.key ?? recordKey(sourceId, r.fingerprint));
       const ids = new Array<string>(records.length);
       for (const i of keys.map((_, i) => i).sort((x, y) => Buffer.compare(keys[x] as Uint8Array, keys[y] as Uint8Array))) ids[i] = this.newId();
-      const returned = records.length >= COPY_FROM_RECORDS && this.database.copyFrom ? await this.copyRecords(trx, records, ids, sourceId, at) : await this.insertRows(trx, records, ids, sourceId, at);
+      const returned = records.length >= COPY_FROM_RECORDS && this.database.copyFrom ? await this.copyRecords(trx, records, ids, keys, sourceId, at) : await this.insertRows(trx, records, ids, keys, sourceId, at);
       const returnedIds = new Set(returned);
       records.forEach((r, i) => {
         const id = ids[i] as string;
@@ -215,8 +215,8 @@ export class LeaksRepository {
   }
 
   /** PostgreSQL, a small batch: multi-row INSERTs. Returns the ids of the rows that were new. */
-  private async insertRows(trx: Kysely<DB>, records: NormalisedRecord[], ids: string[], sourceId: string, at: string): Promise<string[]> {
-    const rows = records.map((r, i) => Object.fromEntries(recordValues(r, ids[i] as string, sourceId, at).map((v, c) => [RECORD_COLUMNS[c], v])) as Insertable<LeakRecordsTable>);
+  private async insertRows(trx: Kysely<DB>, records: NormalisedRecord[], ids: string[], keys: Uint8Array[], sourceId: string, at: string): Promise<string[]> {
+    const rows = records.map((r, i) => Object.fromEntries(recordValues(r, ids[i] as string, sourceId, at, keys[i]).map((v, c) => [RECORD_COLUMNS[c], v])) as Insertable<LeakRecordsTable>);
     // In key order: concurrent ingests of the same records then lock their keys in the same
     // order, and wait for one another instead of deadlocking (as the counters and words do).
     rows.sort((a, b) => Buffer.compare(a.fingerprint as Uint8Array, b.fingerprint as Uint8Array));
@@ -239,11 +239,11 @@ export class LeaksRepository {
    * insertRows) that skips the keys already stored, the same rule as a row-by-row insert.
    * Returns the ids of the rows that were new.
    */
-  private async copyRecords(trx: Kysely<DB>, records: NormalisedRecord[], ids: string[], sourceId: string, at: string): Promise<string[]> {
+  private async copyRecords(trx: Kysely<DB>, records: NormalisedRecord[], ids: string[], keys: Uint8Array[], sourceId: string, at: string): Promise<string[]> {
     const copyFrom = this.database.copyFrom as NonNullable<Database['copyFrom']>;
     const columns = sql.join(RECORD_COLUMNS.map((c) => sql.ref(c)));
     await sql`create temporary table if not exists leak_records_incoming as select ${columns} from leak_records with no data`.execute(trx);
-    await copyFrom(trx, `copy leak_records_incoming (${RECORD_COLUMNS.join(', ')}) from stdin`, copyChunks(records, ids, sourceId, at));
+    await copyFrom(trx, `copy leak_records_incoming (${RECORD_COLUMNS.join(', ')}) from stdin`, copyChunks(records, ids, keys, sourceId, at));
     const { rows } = await sql<{ id: string }>`insert into leak_records (${columns}) select ${columns} from leak_records_incoming order by fingerprint
       on conflict (fingerprint) do nothing returning id`.execute(trx);
     // Emptied by TRUNCATE, not DELETE: no vacuum visits a temporary table, so deleted rows would
