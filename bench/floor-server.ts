@@ -77,7 +77,16 @@ const searches = new LeakSearches(database, new LeaksRepository(database, random
 const SEARCH = '/api/v1/leaks/search/?';
 const BREACHED = '/hibp/api/v3/breachedaccount/';
 
-const server = http.createServer(async (req, res) => {
+// A query that fails (a pool's connect timeout under a slow search) answers 503, as threatmon's
+// would, instead of ending the process with an unhandled rejection mid-run.
+const server = http.createServer((req, res) => {
+  answer(req, res).catch((err: unknown) => {
+    console.error(`floor server: ${req.url}: ${(err as Error).message}`);
+    if (!res.headersSent) res.writeHead(503).end();
+  });
+});
+
+async function answer(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
   const url = req.url ?? '';
   let body: string | undefined;
   let etag: string | undefined;
@@ -104,7 +113,7 @@ const server = http.createServer(async (req, res) => {
   }
   res.writeHead(200, { ...headers, 'x-request-id': randomUUID(), ...(etag && { etag }), 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
   res.end(body);
-});
+}
 server.listen(Number(process.env.FLOOR_PORT), '127.0.0.1', () => console.log('listening'));
 process.on('SIGTERM', () => {
   server.close();
