@@ -130,6 +130,21 @@ describe('leak search counts', () => {
         }
       }
       expect(await search(`q=%22common%20zanzibar%22&ordering=${ordering}&page_size=2`)).toMatchObject({ count: 0, results: [] });
+      // PostgreSQL: the slice found both ways, its rows read and checked or the index's matches ANDed
+      // with its blocks: the same pages, phrases and prefixes included.
+      if (pg) {
+        for (const scans of [true, false]) {
+          const choice = vi.spyOn(LeakSearches, 'scansSlice').mockReturnValue(scans);
+          for (const q of ['zanzibar', '%22zanzibar%20common%22', 'zanzib*']) {
+            for (const [page, size] of [[1, 2], [2, 5]] as const) {
+              const got = await search(`q=${q}&ordering=${ordering}&page=${page}&page_size=${size}`);
+              expect(names(got), `${q}, page ${page} of ${size}, scans ${scans}`).toEqual(names(all).slice((page - 1) * size, page * size));
+            }
+          }
+          expect(choice).toHaveBeenCalled();
+          choice.mockRestore();
+        }
+      }
     }
   });
 
