@@ -79,12 +79,15 @@ describe.skipIf(!TEST_PG_URL)('PostgreSQL prepared statements', () => {
     });
   });
 
-  it('opens each session without JIT and with the work_mem that keeps a large full-text bitmap exact', async () => {
+  it('opens each session without JIT or parallel workers, and with the work_mem that keeps a large full-text bitmap exact', async () => {
     const db = await open(true);
-    const settings = await sql<{ jit: string; work_mem: string }>`select current_setting('jit') as jit, current_setting('work_mem') as work_mem`.execute(db);
-    expect(settings.rows).toEqual([{ jit: 'off', work_mem: '32MB' }]);
+    const settings = await sql<{ jit: string; work_mem: string; workers: string }>`select current_setting('jit') as jit, current_setting('work_mem') as work_mem,
+      current_setting('max_parallel_workers_per_gather') as workers`.execute(db);
+    expect(settings.rows).toEqual([{ jit: 'off', work_mem: '32MB', workers: '0' }]);
     // The URL's own options follow, and win for a setting they give again.
-    expect(withSessionOptions('postgres://u@h:5432/db?options=-c%20work_mem%3D64MB&sslmode=disable')).toBe('postgres://u@h:5432/db?options=-c+jit%3Doff+-c+work_mem%3D32MB+-c+work_mem%3D64MB&sslmode=disable');
+    expect(withSessionOptions('postgres://u@h:5432/db?options=-c%20work_mem%3D64MB&sslmode=disable')).toBe(
+      'postgres://u@h:5432/db?options=-c+jit%3Doff+-c+work_mem%3D32MB+-c+max_parallel_workers_per_gather%3D0+-c+work_mem%3D64MB&sslmode=disable',
+    );
   });
 
   it('builds a bulk load\'s indexes with at least 256MB of maintenance_work_mem, or more where the session has it', async () => {
