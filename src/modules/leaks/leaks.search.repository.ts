@@ -34,13 +34,6 @@ const SLICE_MARGIN = 3;
  * scanned when its rows cost less than the bitmap of every match: for the commonest words.
  */
 const SCAN_ROW_ENTRIES = 4;
-
-/** ANALYZE's statistics of the corpus (LeakSearches.corpusStats). */
-interface CorpusStats {
-  records: number;
-  created: CreatedSpread;
-  words: WordStats | null;
-}
 /** How long the statistics slices are cut from are kept (they change with ANALYZE). */
 const STATS_TTL_MS = 60_000;
 /** A full-text search with nothing else: its estimate comes from its words' statistics (WordStats). */
@@ -49,6 +42,13 @@ const TEXT_ALONE_PARAMS = new Set(['q', 'exact_count', 'page', 'page_size', 'ord
 const WALK_ENTRIES_PER_ROW = 12;
 /** PostgreSQL's own guesses for a word (ts_selfuncs.c): DEFAULT_TS_MATCH_SEL. */
 const DEFAULT_WORD_SHARE = 0.005;
+
+/** ANALYZE's statistics of the corpus (LeakSearches.corpusStats). */
+interface CorpusStats {
+  records: number;
+  created: CreatedSpread;
+  words: WordStats | null;
+}
 
 /** Runs /leaks/search/ (and saved searches): the plan of each shape of search, and its queries. */
 export class LeakSearches {
@@ -128,15 +128,6 @@ export class LeakSearches {
   }
 
   /**
-   * PostgreSQL, full text matching many records (by the planner's estimate): the page read from
-   * the newest slice of the corpus (oldest, in ascending order), cut where created_at's statistics
-   * put a few times the page's end of matches, and found there without reading every match to sort
-   * them (see scansSlice). The count stops at `limit`. A slice that holds fewer matches than the
-   * page's end is widened; every record newer than the cut is in the slice, so the page is right
-   * whatever the statistics say. Null when the search is not of that shape or the estimate is
-   * small: one pass, reading every match, does it all.
-   */
-  /**
    * Whether a slice of `share` of the corpus is found by reading its rows, each checked for the
    * words in its text (they cost less than the bitmap of every estimated match), or by the
    * full-text index's matches ANDed with the slice's blocks.
@@ -145,6 +136,15 @@ export class LeakSearches {
     return share * records * SCAN_ROW_ENTRIES < estimate;
   }
 
+  /**
+   * PostgreSQL, full text matching many records (by the planner's estimate): the page read from
+   * the newest slice of the corpus (oldest, in ascending order), cut where created_at's statistics
+   * put a few times the page's end of matches, and found there without reading every match to sort
+   * them (see scansSlice). The count stops at `limit`. A slice that holds fewer matches than the
+   * page's end is widened; every record newer than the cut is in the slice, so the page is right
+   * whatever the statistics say. Null when the search is not of that shape or the estimate is
+   * small: one pass, reading every match, does it all.
+   */
   private async pageFromSlice(filtered: Filtered, params: ListParams, limit: number): Promise<{ count: number; countExact: boolean; rows: RecordRow[] } | null> {
     if (params.ordering.field !== 'created_at') return null;
     const { page, pageSize } = params;
@@ -226,8 +226,9 @@ export class LeakSearches {
         (select most_common_elem_freqs ${wordsIndex}) as word_freqs`.execute(this.db);
     const row = rows[0];
     if (!row || (!row.common && !row.bounds)) return null;
-    const words = row.words && row.word_freqs ? new WordStats(Number(row.rows), row.words, row.word_freqs) : null;
-    const stats = { records: Number(row.rows), created: new CreatedSpread(row.common ?? [], row.freqs ?? [], row.bounds ?? []), words };
+    const records = Number(row.rows);
+    const words = row.words && row.word_freqs ? new WordStats(records, row.words, row.word_freqs) : null;
+    const stats = { records, created: new CreatedSpread(row.common ?? [], row.freqs ?? [], row.bounds ?? []), words };
     this.stats = { at: now, stats };
     return stats;
   }
