@@ -90,13 +90,16 @@ describe.skipIf(!TEST_PG_URL)('PostgreSQL prepared statements', () => {
     );
   });
 
-  it('builds a bulk load\'s indexes with at least 256MB of maintenance_work_mem, or more where the session has it', async () => {
+  it('builds a bulk load\'s indexes with at least 256MB of maintenance_work_mem, or more where the session has it, split between builds side by side', async () => {
     const db = await open(true);
     await db.connection().execute(async (conn) => {
       await sql`set maintenance_work_mem = '64MB'`.execute(conn);
       expect(await raiseMaintenanceWorkMem(conn)).toBe('256MB');
       await sql`set maintenance_work_mem = '1GB'`.execute(conn);
       expect(await raiseMaintenanceWorkMem(conn)).toBe('1GB');
+      expect(await raiseMaintenanceWorkMem(conn, 2)).toBe('512MB');
+      await sql`set maintenance_work_mem = '64MB'`.execute(conn);
+      expect(await raiseMaintenanceWorkMem(conn, 2)).toBe('128MB');
       await sql`reset maintenance_work_mem`.execute(conn);
     });
   });

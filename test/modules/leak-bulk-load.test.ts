@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServices } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { migrateToLatest } from '../../src/db/migrator.js';
+import { editSetAside } from '../../src/db/migrations/leak-indexes.js';
 import { openSqlite } from '../../src/db/database.js';
 import { createDeps } from '../../src/deps.js';
 import { BULK_LOAD_ALIVE_MS } from '../../src/modules/leaks/leaks.service.js';
@@ -98,6 +99,30 @@ describe('leak corpus bulk loads', () => {
       // Not a: its bulk-load connection was cut, and its pool waits for that connection's return.
       await Promise.all([b.deps.database.close(), server.deps.database.close()]);
     }
+  });
+
+  it.skipIf(!TEST_PG_URL)('PostgreSQL: the full-text index is built beside the others; when one side fails, what the other built stays and the load is finished later', async () => {
+    const leaks = t.services.leaks;
+    const before = await pgIndexes();
+    await leaks.beginBulkLoad();
+    // The full-text side fails (a column that does not exist); the B-tree side goes on to its end.
+    let original = '';
+    await editSetAside(t.db, (aside) =>
+      aside.map((i) => {
+        if (i.name !== 'leak_records_search_idx') return i;
+        original = i.sql;
+        return { ...i, sql: 'CREATE INDEX leak_records_search_idx ON leak_records USING gin (no_such_column)' };
+      }),
+    );
+    expect(original).toMatch(/using gin/i);
+    const steps: string[] = [];
+    await expect(leaks.endBulkLoad((step) => steps.push(step))).rejects.toThrow(/no_such_column/);
+    expect(steps).toHaveLength(10);
+    expect((await pgIndexes()).map((i) => i.name)).toEqual(before.map((i) => i.name).filter((n) => n !== 'leak_records_search_idx'));
+    expect((await sql`select 1 from leak_bulk_loads`.execute(t.db)).rows).toHaveLength(1);
+    await editSetAside(t.db, (aside) => aside.map((i) => (i.name === 'leak_records_search_idx' ? { ...i, sql: original } : i)));
+    expect(await leaks.finishInterruptedBulkLoad()).toBe('finished');
+    expect(await pgIndexes()).toEqual(before);
   });
 
   it.skipIf(Boolean(TEST_PG_URL))('sets the search indexes aside, still skips duplicates, and rebuilds everything at the end', async () => {

@@ -26,10 +26,12 @@ const REBUILD_MAINTENANCE_WORK_MEM = '256MB';
 /** This schema's bulk-load lock (advisory locks are per database; tests and installations may share one). */
 const LOCK_KEY = sql`hashtext(current_schema() || '.leak_bulk_load')`;
 
-/** Sets the session's maintenance_work_mem to REBUILD_MAINTENANCE_WORK_MEM unless it is larger already; returns it. */
-export async function raiseMaintenanceWorkMem(db: QueryExecutorProvider): Promise<string> {
-  await sql`select set_config('maintenance_work_mem', ${REBUILD_MAINTENANCE_WORK_MEM}, false)
-    where pg_size_bytes(current_setting('maintenance_work_mem')) < pg_size_bytes(${REBUILD_MAINTENANCE_WORK_MEM})`.execute(db);
+/**
+ * Sets the session's maintenance_work_mem to REBUILD_MAINTENANCE_WORK_MEM unless it is larger
+ * already, divided by `share` (builds side by side split what one build had); returns it.
+ */
+export async function raiseMaintenanceWorkMem(db: QueryExecutorProvider, share = 1): Promise<string> {
+  await sql`select set_config('maintenance_work_mem', (greatest(pg_size_bytes(current_setting('maintenance_work_mem')), pg_size_bytes(${REBUILD_MAINTENANCE_WORK_MEM})) / ${share}::int8 / 1024)::text || 'kB', false)`.execute(db);
   return (await sql<{ v: string }>`select current_setting('maintenance_work_mem') as v`.execute(db)).rows[0]!.v;
 }
 
@@ -144,21 +146,47 @@ export class PgBulkLoads {
     return (await this.endBulkLoad(onStep)) === 'rebuilt';
   }
 
-  /** Builds each index set aside, then ends the load. Run holding the lock exclusively. */
+  /**
+   * Builds each index set aside, then ends the load. Run holding the lock exclusively. The
+   * full-text (GIN) build is single-threaded in PostgreSQL, so it runs on a connection of its own
+   * beside the B-tree builds: while it runs, they build one at a time without parallel workers
+   * (which would only take its core) and each side has half the memory one build had; after, they
+   * have both again. An index built stays built if the other side fails: the load is kept, and
+   * its end is run again.
+   */
   private async rebuild(db: Kysely<DB>, onStep?: (step: string, ms: number) => void): Promise<boolean> {
     const load = (await sql<{ dropped_indexes: string }>`select dropped_indexes from leak_bulk_loads`.execute(db)).rows[0];
     if (!load) return false;
-    await raiseMaintenanceWorkMem(db);
-    try {
-      for (const { name, sql: definition } of JSON.parse(load.dropped_indexes) as SetAside[]) {
-        const started = Date.now();
-        await sql.raw(definition.replace(/^\s*create\s+index\s+/i, 'create index if not exists ')).execute(db);
-        onStep?.(`index ${name}`, Date.now() - started);
+    const aside = JSON.parse(load.dropped_indexes) as SetAside[];
+    const fullText = aside.filter((i) => /\busing\s+gin\b/i.test(i.sql));
+    const rest = aside.filter((i) => !fullText.includes(i));
+    let beside = 0;
+    const build = async (conn: Kysely<DB>, indexes: SetAside[]) => {
+      try {
+        for (const { name, sql: definition } of indexes) {
+          const shared = beside > 1;
+          await raiseMaintenanceWorkMem(conn, shared ? 2 : 1);
+          await (shared ? sql`set max_parallel_maintenance_workers = 0` : sql`reset max_parallel_maintenance_workers`).execute(conn);
+          const started = Date.now();
+          await sql.raw(definition.replace(/^\s*create\s+index\s+/i, 'create index if not exists ')).execute(conn);
+          onStep?.(`index ${name}`, Date.now() - started);
+        }
+      } finally {
+        beside--;
+        await sql`reset maintenance_work_mem`.execute(conn);
+        await sql`reset max_parallel_maintenance_workers`.execute(conn);
       }
-      await sql`delete from leak_bulk_loads`.execute(db);
-    } finally {
-      await sql`reset maintenance_work_mem`.execute(db);
+    };
+    if (fullText.length === 0 || rest.length === 0) {
+      beside = 1;
+      await build(db, aside);
+    } else {
+      beside = 2;
+      const sides = await Promise.allSettled([this.db.connection().execute((conn) => build(conn, fullText)), build(db, rest)]);
+      const failed = sides.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+      if (failed) throw failed.reason;
     }
+    await sql`delete from leak_bulk_loads`.execute(db);
     return true;
   }
 }
