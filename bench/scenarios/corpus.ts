@@ -47,6 +47,29 @@ async function importFloor(script: string, target: string) {
   return JSON.parse(await runChild([script, target], {}, [])) as { rows: number; seconds: number; rows_per_sec: number };
 }
 
+/**
+ * PostgreSQL: waits until no statement of another session runs on the database (at most `maxMs`),
+ * and returns how long that took. A search the load gave up on still runs in the database after
+ * its client has gone: without this, the next search measured would queue behind it.
+ */
+async function drained(dbUrl: string, maxMs = 300_000): Promise<number> {
+  if (!dbUrl.startsWith('postgres')) return 0;
+  const client = new pg.Client({ connectionString: dbUrl });
+  await client.connect();
+  const started = Date.now();
+  try {
+    for (;;) {
+      const { rows } = await client.query<{ n: string }>(
+        `select count(*) as n from pg_stat_activity where datname = current_database() and state = 'active' and pid <> pg_backend_pid() and backend_type = 'client backend'`,
+      );
+      if (Number(rows[0]?.n) === 0 || Date.now() - started > maxMs) return Date.now() - started;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  } finally {
+    await client.end();
+  }
+}
+
 export const corpusScenarios: Record<string, () => Promise<Result[]>> = {
   /**
    * The corpus at scale (BENCH_LEAK_RECORDS, files from BENCH_LEAK_DATA when set): the bulk import,
@@ -107,9 +130,15 @@ export const corpusScenarios: Record<string, () => Promise<Result[]>> = {
       // (bench/floor-server.ts), measured beside it. BENCH_SEARCH_FLOOR=0 leaves it out.
       const floor = process.env.BENCH_SEARCH_FLOOR === '0' ? null : await startFloor(s, `/leaks/search/?${kinds[0]?.[1]}`);
       try {
+        const settle = async () => {
+          const ms = await drained(dbUrl);
+          if (ms > 1000) console.log(`  (${(ms / 1000).toFixed(1)} s until the searches given up on had ended in the database)`);
+        };
         for (const [kind, qs] of kinds) {
           results.push(await load(`search ${kind} (${records})`, q(qs)));
+          await settle();
           if (floor) results.push(await load('  the same on the floor server', { ...q(qs), url: `${floor.url}/api/v1/leaks/search/?${qs}` }));
+          if (floor) await settle();
         }
       } finally {
         await floor?.stop();
