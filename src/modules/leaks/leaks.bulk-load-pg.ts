@@ -165,6 +165,8 @@ export class PgBulkLoads {
       try {
         for (const { name, sql: definition } of indexes) {
           const shared = beside > 1;
+          // From the session's own setting each time: halving the last build's would compound.
+          await sql`reset maintenance_work_mem`.execute(conn);
           await raiseMaintenanceWorkMem(conn, shared ? 2 : 1);
           await (shared ? sql`set max_parallel_maintenance_workers = 0` : sql`reset max_parallel_maintenance_workers`).execute(conn);
           const started = Date.now();
