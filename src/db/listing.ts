@@ -175,6 +175,8 @@ export interface ListResult<T> {
   count: number;
   /** Set by a list that may stop counting (the leak search): false when `count` is a lower bound. */
   countExact?: boolean;
+  /** True when `count` is the planner's estimate rather than counted (PostgreSQL full text over many records). */
+  countEstimated?: boolean;
   page: number;
   pageSize: number;
   results: T[];

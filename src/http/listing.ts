@@ -9,13 +9,14 @@ import { invalidPage } from './list-query.js';
 export interface Page<T> {
   count: number;
   count_exact?: boolean;
+  count_estimated?: boolean;
   next: string | null;
   previous: string | null;
   results: T[];
 }
 
 /** The DRF envelope of a page: absolute next/previous links keeping the request's other parameters. */
-export function envelope<T>(request: FastifyRequest, { count, countExact, page, pageSize, results }: ListResult<T>): Page<T> {
+export function envelope<T>(request: FastifyRequest, { count, countExact, countEstimated, page, pageSize, results }: ListResult<T>): Page<T> {
   // A count that stopped short is at least the page's end, and more records follow.
   const last = countExact === false ? page + 1 : Math.max(1, Math.ceil(count / pageSize));
   // A page past the last is 404 invalid_page; page 1 of nothing is fine.
@@ -23,6 +24,7 @@ export function envelope<T>(request: FastifyRequest, { count, countExact, page, 
   return {
     count,
     ...(countExact === undefined ? {} : { count_exact: countExact }),
+    ...(countEstimated ? { count_estimated: true } : {}),
     next: page < last ? pageUrl(request, page + 1) : null,
     previous: page > 1 ? pageUrl(request, page - 1) : null,
     results,
@@ -34,7 +36,7 @@ export function envelope<T>(request: FastifyRequest, { count, countExact, page, 
  * content type goes out as it is, past the route's response serializer.
  */
 export function sendJsonPage(reply: FastifyReply, page: Page<string>): FastifyReply {
-  const exact = page.count_exact === undefined ? '' : `"count_exact":${page.count_exact},`;
+  const exact = (page.count_exact === undefined ? '' : `"count_exact":${page.count_exact},`) + (page.count_estimated ? '"count_estimated":true,' : '');
   return sendJson(reply, `{"count":${page.count},${exact}"next":${JSON.stringify(page.next)},"previous":${JSON.stringify(page.previous)},"results":[${page.results.join(',')}]}`);
 }
 
@@ -69,8 +71,14 @@ export function CappedPageSchema<T extends TSchema>(item: T, description?: strin
   const { count: _count, ...rest } = pageProperties(item);
   return Type.Object(
     {
-      count: Type.Integer({ description: 'Number of records matching the request: exact when count_exact is true, else a lower bound (more match).' }),
+      count: Type.Integer({ description: 'Number of records matching the request: exact when count_exact is true; else a lower bound (more match), or an estimate when count_estimated is true.' }),
       count_exact: Type.Boolean({ description: 'False when the search stopped counting (past its count limit, 10,000 by default, or its page\'s end): count is then a lower bound and next is set.' }),
+      count_estimated: Type.Optional(
+        Type.Boolean({
+          description:
+            'Present (true) when count was not counted but estimated from the database\'s statistics, rounded to two significant figures: PostgreSQL, a full-text search that the statistics put at more than three times the count limit (count_exact is then false and next is set). exact_count=true counts instead.',
+        }),
+      ),
       ...rest,
     },
     { description },

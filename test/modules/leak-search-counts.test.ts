@@ -6,7 +6,8 @@ import { buildTestApp, json, type TestApp } from '../helpers/build-app.js';
 
 /**
  * A leak search counts its matches up to THREATMON_SEARCH_COUNT_LIMIT (here 5) or its page's end,
- * whichever is further; past that, count_exact is false and count a lower bound.
+ * whichever is further; past that, count_exact is false and count a lower bound, or (PostgreSQL,
+ * full text the statistics put past three times that) the estimate, with count_estimated.
  */
 describe('leak search counts', () => {
   let t: TestApp;
@@ -115,10 +116,26 @@ describe('leak search counts', () => {
       // the limit, so a slice (newest first, the first slices hold no match and are widened to the
       // 27th batch); SQLite: the created_at index walked. Either way the count stops.
       // PostgreSQL: with `q` alone the estimate comes from the full-text index's statistics, without EXPLAIN.
+      // PostgreSQL: the count is that estimate, not counted (a count stopped at the limit would say 5).
       const explain = vi.spyOn(LeakSearches.prototype as unknown as { estimatedRows: () => Promise<number> }, 'estimatedRows');
-      expect(await search(`q=zanzibar&ordering=${ordering}&page_size=2`)).toMatchObject({ count: 5, count_exact: false });
+      const first = await search(`q=zanzibar&ordering=${ordering}&page_size=2`);
+      expect(first).toMatchObject(pg ? { count: 65, count_exact: false, count_estimated: true } : { count: 5, count_exact: false });
+      if (!pg) expect(first).not.toHaveProperty('count_estimated');
       expect(explain).not.toHaveBeenCalled();
       explain.mockRestore();
+      if (pg) {
+        // An estimate far off: two significant figures of it, the page still right; a page past
+        // the matches the slices hold is read in one pass and counted exactly.
+        const guess = vi.spyOn(WordStats.prototype, 'estimate').mockReturnValue(123_456);
+        const got = await search(`q=zanzibar&ordering=${ordering}&page=2&page_size=2`);
+        expect(got).toMatchObject({ count: 120_000, count_exact: false, count_estimated: true });
+        expect(names(got)).toEqual(names(all).slice(2, 4));
+        const last = await search(`q=zanzibar&ordering=${ordering}&page=13&page_size=5`);
+        expect(last).toMatchObject({ count: 65, count_exact: true, next: null });
+        expect(last).not.toHaveProperty('count_estimated');
+        expect(names(last)).toEqual(names(all).slice(60, 65));
+        guess.mockRestore();
+      }
       // The 7th page of 8 ends at the 56th match. PostgreSQL: under 3 times that, one pass reads and
       // counts them all; SQLite: the full-text index counts to 57, and the walk reads the page.
       expect(await search(`q=zanzibar&ordering=${ordering}&page=7&page_size=8`)).toMatchObject(pg ? { count: 65, count_exact: true } : { count: 56, count_exact: false });
@@ -162,17 +179,26 @@ describe('where a slice of the corpus is cut (CreatedSpread)', () => {
   // Two common values holding a quarter each; the other half in 3 buckets of a sixth: [0,5], [5,8], [8,30].
   const spread = new CreatedSpread([10, 20], [0.25, 0.25], [0, 5, 8, 30]);
 
-  it('cuts at the newest value that leaves at least the share above it', () => {
+  it('cuts at the newest value that leaves at least the share above it, a bucket taken as evenly spread', () => {
+    // 20 holds a quarter, and (30 - 20) / 22 of the last bucket's sixth is above it: 0.326.
     expect(spread.cut(0.2, true)).toBe(20);
-    expect(spread.cut(0.3, true)).toBe(10);
-    expect(spread.cut(0.6, true)).toBe(8);
+    expect(spread.cut(0.3, true)).toBe(20);
+    expect(spread.cut(0.6, true)).toBe(10);
+    // Past the common values: 0.5 + 1/6 + 1/6 leaves 0.0667 to take from [0, 5] (a sixth): 0.4 of it.
+    expect(spread.cut(0.9, true)).toBeCloseTo(3, 6);
+    // Inside the newest bucket: 0.05 of it is 3/10 of its sixth, 6.6 of its 22.
+    expect(spread.cut(0.05, true)).toBeCloseTo(30 - 6.6, 6);
   });
 
   it('cuts from the oldest when ascending, and not at all when only the whole column holds the share', () => {
-    expect(spread.cut(0.1, false)).toBe(5);
-    expect(spread.cut(0.3, false)).toBe(8);
-    expect(spread.cut(0.9, true)).toBeNull();
+    expect(spread.cut(0.1, false)).toBeCloseTo(3, 6);
+    expect(spread.cut(0.3, false)).toBeCloseTo(7.4, 6);
+    expect(spread.cut(1, true)).toBeNull();
+    expect(spread.cut(1, false)).toBeNull();
     expect(new CreatedSpread([], [], []).cut(0.1, true)).toBeNull();
+    // Common values and no histogram: the newest one holding the share.
+    expect(new CreatedSpread([7, 9], [0.5, 0.5], []).cut(0.1, true)).toBe(9);
+    expect(new CreatedSpread([7, 9], [0.5, 0.5], []).cut(0.6, true)).toBeNull();
   });
 });
 

@@ -140,12 +140,12 @@ export class LeakSearches {
    * PostgreSQL, full text matching many records (by the planner's estimate): the page read from
    * the newest slice of the corpus (oldest, in ascending order), cut where created_at's statistics
    * put a few times the page's end of matches, and found there without reading every match to sort
-   * them (see scansSlice). The count stops at `limit`. A slice that holds fewer matches than the
-   * page's end is widened; every record newer than the cut is in the slice, so the page is right
+   * them (see scansSlice). The count is the estimate, not counted. A slice that holds fewer
+   * matches than the page's end is widened; every record newer than the cut is in the slice, so the page is right
    * whatever the statistics say. Null when the search is not of that shape or the estimate is
    * small: one pass, reading every match, does it all.
    */
-  private async pageFromSlice(filtered: Filtered, params: ListParams, limit: number): Promise<{ count: number; countExact: boolean; rows: RecordRow[] } | null> {
+  private async pageFromSlice(filtered: Filtered, params: ListParams, limit: number): Promise<{ count: number; countExact: boolean; countEstimated: boolean; rows: RecordRow[] } | null> {
     if (params.ordering.field !== 'created_at') return null;
     const { page, pageSize } = params;
     const stats = await this.corpusStats();
@@ -154,6 +154,9 @@ export class LeakSearches {
     const guess = onlyParams(params, TEXT_ALONE_PARAMS) ? stats.words?.estimate(params.filters.q as FullTextTerm[]) : undefined;
     const estimate = guess ?? (await this.estimatedRows(filtered));
     if (estimate <= SLICE_ABOVE * limit) return null;
+    // Not counted: counting even to the limit builds the index's bitmap of every match, which grows
+    // with the corpus (a second per search at 100M records for a common word). Two significant figures.
+    const count = Math.max(limit + 1, Number(estimate.toPrecision(2)));
     const desc = params.ordering.desc;
     const firstShare = (SLICE_MARGIN * page * pageSize) / estimate;
     const matched = LeakSearches.scansSlice(firstShare, stats.records, estimate)
@@ -163,8 +166,8 @@ export class LeakSearches {
       const cut = stats.created.cut(share, desc);
       if (cut === null) break;
       const slice = matched.where('leak_records.created_at', desc ? '>=' : '<=', sql<string>`to_timestamp(${cut})`);
-      const rows = await this.pageRecords(leakSearch.pageQuery(slice.select('leak_records.id'), params), this.counter(filtered, limit).as('total'), params);
-      if (rows.length === pageSize) return { ...capped(Number(rows[0]?.total), limit), rows };
+      const rows = await this.pageRecords(leakSearch.pageQuery(slice.select('leak_records.id'), params), sql<number>`${count}::int8`.as('total'), params);
+      if (rows.length === pageSize) return { count, countExact: false, countEstimated: true, rows };
     }
     return null;
   }
@@ -302,9 +305,10 @@ export class LeakSearches {
   }
 
   /** A page of records already in order; an empty page past the first is past the end (count 0: 404). */
-  private pageOfRows(found: { count: number; countExact?: boolean; rows: RecordRow[] }, page: number, pageSize: number): ListResult<string> {
+  private pageOfRows(found: { count: number; countExact?: boolean; countEstimated?: boolean; rows: RecordRow[] }, page: number, pageSize: number): ListResult<string> {
     const past = found.rows.length === 0 && page > 1;
-    return { count: past ? 0 : found.count, countExact: past || (found.countExact ?? true), page, pageSize, results: found.rows.map((r) => r.json) };
+    const estimated = !past && found.countEstimated === true ? { countEstimated: true } : {};
+    return { count: past ? 0 : found.count, countExact: past || (found.countExact ?? true), ...estimated, page, pageSize, results: found.rows.map((r) => r.json) };
   }
 
   /**
@@ -397,21 +401,37 @@ export class CreatedSpread {
   }
 
   /**
-   * The value that leaves about `share` of the rows at or above it (at or below, ascending): the
-   * nearest such value of the statistics, on the side that holds at least that share. Null when
-   * only the whole column does.
+   * The value that leaves about `share` of the rows at or above it (at or below, ascending), the
+   * rows of a histogram bucket taken as spread evenly over it, as the planner takes them: a bucket
+   * is 1% of the corpus at the default statistics target, a million records at 100M. Null when
+   * only the whole column holds the share.
    */
   cut(share: number, above: boolean): number | null {
-    const candidates = [...this.common, ...this.bounds].sort((a, b) => (above ? b - a : a - b));
-    for (const v of candidates) {
-      const beyond = (x: number) => (above ? x >= v : x <= v);
-      let held = this.common.reduce((sum, c, i) => (beyond(c) ? sum + (this.freqs[i] ?? 0) : sum), 0);
-      for (let i = 0; i + 1 < this.bounds.length; i++) {
-        if (beyond(this.bounds[above ? i : i + 1] as number)) held += this.bucket;
-      }
-      if (held >= share) return held >= 1 - 1e-9 ? null : v;
+    const values = [...this.common, ...this.bounds];
+    if (!values.length) return null;
+    // Binary search between the oldest and newest value for the one that holds the share:
+    // `held` falls as the cut moves away from the end the slice starts at.
+    let [inside, outside] = above ? [Math.min(...values), Math.max(...values)] : [Math.max(...values), Math.min(...values)];
+    if (this.held(outside, above) >= share) inside = outside;
+    else for (let i = 0; i < 64; i++) {
+      const mid = (inside + outside) / 2;
+      if (this.held(mid, above) >= share) inside = mid;
+      else outside = mid;
     }
-    return null;
+    return this.held(inside, above) >= 1 - 1e-9 ? null : inside;
+  }
+
+  /** The share of the rows at or above `v` (at or below when not `above`). */
+  private held(v: number, above: boolean): number {
+    const beyond = (x: number) => (above ? x >= v : x <= v);
+    let held = this.common.reduce((sum, c, i) => (beyond(c) ? sum + (this.freqs[i] ?? 0) : sum), 0);
+    for (let i = 0; i + 1 < this.bounds.length; i++) {
+      const lo = this.bounds[i] as number;
+      const hi = this.bounds[i + 1] as number;
+      const part = hi > lo ? (above ? hi - v : v - lo) / (hi - lo) : beyond(lo) ? 1 : 0;
+      held += this.bucket * Math.min(1, Math.max(0, part));
+    }
+    return held;
   }
 }
 
