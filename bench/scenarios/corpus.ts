@@ -126,6 +126,9 @@ export const corpusScenarios: Record<string, () => Promise<Result[]>> = {
         ['has_password + domain', 'domain=corp7.example&has_password=true'],
         ['leaked_after + domain', 'domain=corp7.example&leaked_after=2024-01-01T00:00:00Z'],
       ];
+      // BENCH_SEARCHES=full,phrase measures only the searches whose names contain one of them.
+      const only = process.env.BENCH_SEARCHES?.split(',').filter(Boolean);
+      const measured = only ? kinds.filter(([kind]) => only.some((o) => kind.includes(o))) : kinds;
       // The floor of each search: the same plan and statements from a bare node:http server
       // (bench/floor-server.ts), measured beside it. BENCH_SEARCH_FLOOR=0 leaves it out.
       const floor = process.env.BENCH_SEARCH_FLOOR === '0' ? null : await startFloor(s, `/leaks/search/?${kinds[0]?.[1]}`);
@@ -134,7 +137,7 @@ export const corpusScenarios: Record<string, () => Promise<Result[]>> = {
           const ms = await drained(dbUrl);
           if (ms > 1000) console.log(`  (${(ms / 1000).toFixed(1)} s until the searches given up on had ended in the database)`);
         };
-        for (const [kind, qs] of kinds) {
+        for (const [kind, qs] of measured) {
           results.push(await load(`search ${kind} (${records})`, q(qs)));
           await settle();
           if (floor) results.push(await load('  the same on the floor server', { ...q(qs), url: `${floor.url}/api/v1/leaks/search/?${qs}` }));
