@@ -214,6 +214,16 @@ describe("the planner's estimate of a full-text search, from its words' statisti
     expect(words.estimate([{ kind: 'phrase', words: ['john', 'smith'] }])).toBeCloseTo(5);
   });
 
+  it("counts the posting-list entries a bitmap of the words reads, and scans a slice only while its rows cost less", () => {
+    expect(words.postings([{ kind: 'word', words: ['smith'] }, { kind: 'word', words: ['john'] }])).toBeCloseTo(150);
+    expect(words.postings([{ kind: 'phrase', words: ['john', 'smith'] }])).toBeCloseTo(150);
+    expect(words.postings([{ kind: 'prefix', words: ['jo'], completions: ['john', 'joe'] }])).toBeCloseTo(55);
+    // 10,000 rows against 1,000 matches and 60,000 entries (a row costs 6): scanned; twice the slice is not.
+    expect(LeakSearches.scansSlice(0.01, 1_000_000, 1000, 60_000)).toBe(true);
+    expect(LeakSearches.scansSlice(0.02, 1_000_000, 1000, 60_000)).toBe(false);
+    expect(LeakSearches.scansSlice(0.01, 1_000_000, 1000, 0)).toBe(false);
+  });
+
   it("ORs a spelled-out prefix's words, and leaves a prefix searched as one to the planner", () => {
     expect(words.estimate([{ kind: 'prefix', words: ['jo'], completions: ['john', 'joe'] }])).toBeCloseTo(1000 * (1 - 0.95 * 0.995));
     expect(words.estimate([{ kind: 'prefix', words: ['smith', 'jo'], completions: ['john'] }])).toBeCloseTo(5);

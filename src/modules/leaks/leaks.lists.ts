@@ -17,7 +17,9 @@ import { SOURCE_KINDS } from './leaks.schemas.js';
  */
 function pgFullText<QB extends SelectQueryBuilder<DB, 'leak_records', unknown>>(qb: QB, terms: FullTextTerm[], scan: boolean): QB {
   const inText = (out: QB, checked: FullTextTerm[]) => wordPatterns(checked).reduce((q, p) => q.where(sql<boolean>`' ' || leak_records.search_text || ' ' like ${p}`) as QB, out);
-  if (scan) return inText(qb, terms);
+  // Row by row, each term's words found anywhere first (no text built): most rows stop there.
+  const anywhere = (out: QB) => terms.reduce((q, t) => q.where(sql<boolean>`strpos(leak_records.search_text, ${t.words.join(' ')}) > 0`) as QB, out);
+  if (scan) return inText(anywhere(qb), terms);
   const { query, phrases } = tsQueryIndexed(terms);
   return inText(qb.where(sql<boolean>`to_tsvector('simple', leak_records.search_text) @@ to_tsquery('simple', ${query})`) as QB, phrases);
 }

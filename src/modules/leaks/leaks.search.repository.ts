@@ -29,11 +29,12 @@ const SLICE_ABOVE = 3;
 /** A slice is chosen to hold this many times the page's end, by the planner's estimate. */
 const SLICE_MARGIN = 3;
 /**
- * Reading a row of a slice and checking its text costs about this many entries of the full-text
- * index's bitmap of matches (measured at 10M: 3.2 us a row, 0.73 us an entry). So a slice is
- * scanned when its rows cost less than the bitmap of every match: for the commonest words.
+ * A row of a slice read and checked for the words (strpos first, then each word's LIKE) costs
+ * about what one match put in the full-text index's bitmap does (0.43 against 0.41 us at 10M),
+ * and what this many entries of the words' posting lists read for the bitmap do (0.07 us each:
+ * two words in a thirtieth of the records each, 667,000 entries for 11,000 matches, 35-70 ms).
  */
-const SCAN_ROW_ENTRIES = 4;
+const POSTINGS_PER_ROW = 6;
 /** How long the statistics slices are cut from are kept (they change with ANALYZE). */
 const STATS_TTL_MS = 60_000;
 /** A full-text search with nothing else: its estimate comes from its words' statistics (WordStats). */
@@ -129,11 +130,12 @@ export class LeakSearches {
 
   /**
    * Whether a slice of `share` of the corpus is found by reading its rows, each checked for the
-   * words in its text (they cost less than the bitmap of every estimated match), or by the
-   * full-text index's matches ANDed with the slice's blocks.
+   * words in its text, or by the full-text index's matches ANDed with the slice's blocks: the
+   * index's bitmap costs its estimated matches and the posting lists read for them (`postings`,
+   * 0 when unknown), which for two common words AND-ed outgrow the matches many times.
    */
-  static scansSlice(share: number, records: number, estimate: number): boolean {
-    return share * records * SCAN_ROW_ENTRIES < estimate;
+  static scansSlice(share: number, records: number, estimate: number, postings: number): boolean {
+    return share * records < estimate + postings / POSTINGS_PER_ROW;
   }
 
   /**
@@ -151,7 +153,9 @@ export class LeakSearches {
     const stats = await this.corpusStats();
     if (!stats) return null;
     // `q` alone: its words' statistics give the planner's estimate without asking it.
-    const guess = onlyParams(params, TEXT_ALONE_PARAMS) ? stats.words?.estimate(params.filters.q as FullTextTerm[]) : undefined;
+    const alone = onlyParams(params, TEXT_ALONE_PARAMS) ? stats.words : undefined;
+    const guess = alone?.estimate(params.filters.q as FullTextTerm[]);
+    const postings = alone?.postings(params.filters.q as FullTextTerm[]) ?? 0;
     const estimate = guess ?? (await this.estimatedRows(filtered));
     if (estimate <= SLICE_ABOVE * limit) return null;
     // Not counted: counting even to the limit builds the index's bitmap of every match, which grows
@@ -159,12 +163,12 @@ export class LeakSearches {
     const count = Math.max(limit + 1, Number(estimate.toPrecision(2)));
     const desc = params.ordering.desc;
     const firstShare = (SLICE_MARGIN * page * pageSize) / estimate;
-    const matched = LeakSearches.scansSlice(firstShare, stats.records, estimate)
-      ? leakSearch.filter(this.db.selectFrom('leak_records'), params, { dialect: 'postgres', fullTextScan: true })
-      : filtered;
+    const scanned = leakSearch.filter(this.db.selectFrom('leak_records'), params, { dialect: 'postgres', fullTextScan: true });
     for (let share = firstShare; share < 1; share *= 4) {
       const cut = stats.created.cut(share, desc);
       if (cut === null) break;
+      // Chosen again as the slice widens: a slice too big to read row by row goes through the index.
+      const matched = LeakSearches.scansSlice(share, stats.records, estimate, postings) ? scanned : filtered;
       const slice = matched.where('leak_records.created_at', desc ? '>=' : '<=', sql<string>`to_timestamp(${cut})`);
       const rows = await this.pageRecords(leakSearch.pageQuery(slice.select('leak_records.id'), params), sql<number>`${count}::int8`.as('total'), params);
       if (rows.length === pageSize) return { count, countExact: false, countEstimated: true, rows };
@@ -454,6 +458,12 @@ export class WordStats {
     // After one frequency per word, PostgreSQL adds the least, the greatest and the null share.
     const least = freqs[words.length];
     this.rare = Math.min(DEFAULT_WORD_SHARE, least === undefined ? DEFAULT_WORD_SHARE : least / 2);
+  }
+
+  /** The entries of the full-text index's posting lists a bitmap of `terms` reads: each word's records. */
+  postings(terms: FullTextTerm[]): number {
+    const words = terms.flatMap((t) => (t.kind === 'prefix' ? [...t.words.slice(0, -1), ...(t.completions ?? [])] : t.words));
+    return words.reduce((sum, w) => sum + this.rows * (this.shares.get(w) ?? this.rare), 0);
   }
 
   /** The planner's estimate of the records `terms` match; undefined for a prefix left as one. */
