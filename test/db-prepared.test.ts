@@ -2,7 +2,7 @@ import { type Kysely, sql } from 'kysely';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import { createDatabase, pgTimestampToIso, withSessionOptions } from '../src/db/database.js';
-import { prepared } from '../src/db/prepared.js';
+import { prepared, ShapeCache } from '../src/db/prepared.js';
 import { raiseMaintenanceWorkMem } from '../src/modules/leaks/leaks.bulk-load-pg.js';
 import type { DB } from '../src/db/schema.js';
 import { buildTestApp, json, TEST_PG_URL, testDatabaseUrl } from './helpers/build-app.js';
@@ -136,6 +136,51 @@ describe('queries compiled once (db/prepared.ts)', () => {
       expect(await t.db.transaction().execute((trx) => byId(trx, org.id, b))).toEqual([{ id: b, title: 'second' }]);
       const transformed = prepared((db: Kysely<DB>, title: string) => db.selectFrom('incidents').select('id').where('title', 'like', `%${title}%`));
       await expect(transformed(t.db, 'first')).rejects.toThrow(/not bound as plain values/);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('ShapeCache: builds each shape once, binds each call its values, and builds anew a shape it cannot bind', async () => {
+    const t = await buildTestApp();
+    try {
+      const org = await t.createOrg('enterprise', 'shapes');
+      const other = await t.createOrg('enterprise', 'shapes-other');
+      const mk = async (o: typeof org, title: string, severity: string) =>
+        json(await t.as(o.owner, { method: 'POST', url: '/api/v1/incidents/', payload: { title, severity } })).id as string;
+      const a = await mk(org, 'alpha', 'high');
+      const b = await mk(org, 'beta', 'low');
+      const c = await mk(other, 'gamma', 'high');
+      const cache = new ShapeCache();
+      let builds = 0;
+      type Filters = { org: string; severities: string[] | null; title?: string; like?: boolean; limit: number };
+      const find = (f: Filters) =>
+        cache.run(t.db, 'incidents', f, (v) => {
+          builds++;
+          let q = t.db.selectFrom('incidents').select('id').where('organization_id', '=', v.org);
+          if (v.severities) q = q.where('severity', 'in', v.severities);
+          // Transformed: this shape's placeholder does not reach the parameters as it is.
+          if (v.title !== undefined) q = v.like ? q.where('title', 'like', `%${v.title}%`) : q.where('title', '=', v.title);
+          return q.orderBy('title').limit(v.limit);
+        });
+      const ids = async (f: Filters) => (await find(f)).map((r) => r.id);
+      expect(await ids({ org: org.id, severities: null, limit: 10 })).toEqual([a, b]);
+      expect(await ids({ org: org.id, severities: null, limit: 1 })).toEqual([a]);
+      // Another organization's value, the same shape: bound, not the first call's.
+      expect(await ids({ org: other.id, severities: null, limit: 10 })).toEqual([c]);
+      expect(builds).toBe(1);
+      // A list of another length, a null turned into a list: other shapes, each built once.
+      expect(await ids({ org: org.id, severities: ['low'], limit: 10 })).toEqual([b]);
+      expect(await ids({ org: org.id, severities: ['high'], limit: 10 })).toEqual([a]);
+      expect(await ids({ org: org.id, severities: ['low', 'high'], limit: 10 })).toEqual([a, b]);
+      expect(builds).toBe(3);
+      expect(await ids({ org: org.id, severities: null, title: 'beta', limit: 10 })).toEqual([b]);
+      expect(await ids({ org: org.id, severities: null, title: 'alpha', limit: 10 })).toEqual([a]);
+      expect(builds).toBe(4);
+      // A value transformed in the SQL: right answers, built with the values each time.
+      expect(await ids({ org: org.id, severities: null, title: 'lph', like: true, limit: 10 })).toEqual([a]);
+      expect(await ids({ org: org.id, severities: null, title: 'et', like: true, limit: 10 })).toEqual([b]);
+      expect(builds).toBe(4 + 1 + 2);
     } finally {
       await t.close();
     }

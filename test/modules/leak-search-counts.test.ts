@@ -1,7 +1,8 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { User } from '../../src/modules/identity/index.js';
-import { CreatedSpread, LeakSearches, WordStats } from '../../src/modules/leaks/leaks.search.repository.js';
+import { CreatedSpread, WordStats } from '../../src/modules/leaks/leaks.search-stats.js';
+import { LeakSearches } from '../../src/modules/leaks/leaks.search.repository.js';
 import { buildTestApp, json, type TestApp } from '../helpers/build-app.js';
 
 /**
@@ -67,6 +68,20 @@ describe('leak search counts', () => {
       url = page.next;
     }
     expect(seen).toEqual(Array.from({ length: 12 }, (_, i) => `user${11 - i}@count.example`));
+  });
+
+  it('answers each search of one shape its own values (PostgreSQL reuses the shape\'s statement)', async () => {
+    for (const i of [4, 7, 4, 0]) {
+      const page = await search(`email=USER${i}%40count.example`);
+      expect(page).toMatchObject({ count: 1, count_exact: true });
+      expect(page.results.map((r: { email: string }) => r.email)).toEqual([`user${i}@count.example`]);
+    }
+    const emails = async (qs: string) => (await search(qs)).results.map((r: { email: string }) => r.email);
+    expect(await emails(`source=${sourceId}&has_password=true&ordering=created_at`)).toEqual(['user0@count.example', 'user1@count.example', 'user2@count.example']);
+    expect(await emails(`source=${sourceId}&has_password=true&ordering=-created_at&page_size=2&page=2`)).toEqual(['user0@count.example']);
+    expect(await emails(`source=${sourceId}&has_password=false&ordering=created_at&page_size=2&page=2`)).toEqual(['user5@count.example', 'user6@count.example']);
+    expect(await emails(`source=${sourceId}&has_password=false&ordering=created_at&page_size=3&page=2`)).toEqual(['user6@count.example', 'user7@count.example', 'user8@count.example']);
+    await search(`source=00000000-0000-4000-8000-000000000000&has_password=false&ordering=created_at&page_size=3&page=2`, 404);
   });
 
   it('counts exactly what it counts from counters (a domain alone) or in the pass that matches (full text)', async () => {

@@ -1,11 +1,13 @@
 import { type AliasedExpression, type QueryCreator, type SelectQueryBuilder, sql } from 'kysely';
 import type { Database } from '../../db/database.js';
+import { ShapeCache } from '../../db/prepared.js';
 import { type ListParams, type ListResult, onlyParams } from '../../db/listing.js';
 import type { DB } from '../../db/schema.js';
 import { type FullTextTerm, ftsQuery, prefixEnd } from '../../domain/leak-record.js';
 import { AppError } from '../../http/errors.js';
 import type { LeaksRepository, RecordRow } from './leaks.repository.js';
 import { type DomainRange, leakSearch } from './leaks.lists.js';
+import { CreatedSpread, WordStats } from './leaks.search-stats.js';
 
 /** Seconds a full-text search is asked to wait while a bulk load is indexed (see assertFullTextComplete). */
 const FULL_TEXT_RETRY_S = 30;
@@ -41,8 +43,6 @@ const STATS_TTL_MS = 60_000;
 const TEXT_ALONE_PARAMS = new Set(['q', 'exact_count', 'page', 'page_size', 'ordering']);
 /** SQLite: reading one matching record for its date costs about this many index entries walked (measured at 10M). */
 const WALK_ENTRIES_PER_ROW = 12;
-/** PostgreSQL's own guesses for a word (ts_selfuncs.c): DEFAULT_TS_MATCH_SEL. */
-const DEFAULT_WORD_SHARE = 0.005;
 
 /** ANALYZE's statistics of the corpus (LeakSearches.corpusStats). */
 interface CorpusStats {
@@ -81,25 +81,29 @@ export class LeakSearches {
     if (terms) this.assertFullTextComplete();
     const fullText = terms ? await this.expandPrefixes(terms) : undefined;
     if (fullText) params = { ...params, filters: { ...params.filters, q: fullText } };
-    const filtered = leakSearch.filter(this.db.selectFrom('leak_records'), params, ctx);
+    // Built when first needed: a key lookup on PostgreSQL reuses its shape's statement instead.
+    let filteredQuery: Filtered | undefined;
+    const filtered = () => (filteredQuery ??= leakSearch.filter(this.db.selectFrom('leak_records'), params, ctx));
     // A prefix no word of the index starts with: nothing matches, and there is nothing to run.
     if (fullText?.some((t) => t.completions?.length === 0)) return this.pageOfRows({ count: 0, rows: [] }, page, pageSize);
-    const pageOf = (qb: typeof filtered) => leakSearch.pageQuery(qb, params);
+    const pageOf = (qb: Filtered) => leakSearch.pageQuery(qb, params);
     const byDomain = await this.searchByDomain(params, filtered, limit);
     if (byDomain && 'rows' in byDomain) return this.pageOfRows(byDomain, page, pageSize);
     if (!byDomain && this.database.dialect === 'postgres') {
       // Full text counts its matches in the pass that finds them (count(*) over ()): it reads every
       // match to order them anyway. Any other criterion counts from its index in a scalar subquery
       // that PostgreSQL runs once.
-      const textSearch = fullText !== undefined;
-      if (textSearch && limit !== null) {
-        const sliced = await this.pageFromSlice(filtered, params, limit);
-        if (sliced) return this.pageOfRows(sliced, page, pageSize);
+      if (fullText !== undefined) {
+        if (limit !== null) {
+          const sliced = await this.pageFromSlice(filtered(), params, limit);
+          if (sliced) return this.pageOfRows(sliced, page, pageSize);
+        }
+        const ids = pageOf(filtered().select(['leak_records.id', sql<number>`count(*) over ()`.as('total')]));
+        const rows = await this.pageRecordsQuery(ids, sql<number>`page.total`.as('total'), params).execute();
+        return this.pageOfRows({ ...capped(rows.length ? Number(rows[0]?.total) : 0, null), rows }, page, pageSize);
       }
-      const ids = pageOf(filtered.select(textSearch ? ['leak_records.id', sql<number>`count(*) over ()`.as('total')] : ['leak_records.id']));
-      const rows = await this.pageRecords(ids, (textSearch ? sql<number>`page.total` : this.counter(filtered, limit)).as('total'), params);
-      const found = rows.length ? Number(rows[0]?.total) : 0;
-      return this.pageOfRows({ ...capped(found, textSearch ? null : limit), rows }, page, pageSize);
+      const rows = await this.pageWithCount(params, limit);
+      return this.pageOfRows({ ...capped(rows.length ? Number(rows[0]?.total) : 0, limit), rows }, page, pageSize);
     }
     let count: { count: number; countExact: boolean };
     let ids: string[];
@@ -111,13 +115,13 @@ export class LeakSearches {
     } else if (fullText) {
       // Full text: matching is the cost, so match once and count the matches in the same pass
       // (count(*) over ()). An empty page past the first counts 0: past the end, 404 either way.
-      const rows = (await pageOf(filtered.select(['leak_records.id', sql<number>`count(*) over ()`.as('total')])).execute()) as Array<{ id: string; total: number }>;
+      const rows = (await pageOf(filtered().select(['leak_records.id', sql<number>`count(*) over ()`.as('total')])).execute()) as Array<{ id: string; total: number }>;
       count = capped(rows.length ? Number(rows[0]?.total) : 0, null);
       ids = rows.map((r) => r.id);
     } else {
-      const counted = await this.counter(filtered, limit).executeTakeFirst();
+      const counted = await this.counter(filtered(), countTo(limit)).executeTakeFirst();
       count = capped(Number(counted?.n ?? 0), limit);
-      ids = (await pageOf(filtered.select('leak_records.id')).execute()).map((r) => (r as { id: string }).id);
+      ids = (await pageOf(filtered().select('leak_records.id')).execute()).map((r) => (r as { id: string }).id);
     }
     const rows = ids.length ? ((await this.records.recordsQuery().where('leak_records.id', 'in', ids).execute()) as RecordRow[]) : [];
     const byId = new Map(rows.map((r) => [r.id, r]));
@@ -143,9 +147,9 @@ export class LeakSearches {
    * the newest slice of the corpus (oldest, in ascending order), cut where created_at's statistics
    * put a few times the page's end of matches, and found there without reading every match to sort
    * them (see scansSlice). The count is the estimate, not counted. A slice that holds fewer
-   * matches than the page's end is widened; every record newer than the cut is in the slice, so the page is right
-   * whatever the statistics say. Null when the search is not of that shape or the estimate is
-   * small: one pass, reading every match, does it all.
+   * matches than the page's end is widened; every record newer than the cut is in the slice, so
+   * the page is right whatever the statistics say. Null when the search is not of that shape or
+   * the estimate is small: one pass, reading every match, does it all.
    */
   private async pageFromSlice(filtered: Filtered, params: ListParams, limit: number): Promise<{ count: number; countExact: boolean; countEstimated: boolean; rows: RecordRow[] } | null> {
     if (params.ordering.field !== 'created_at') return null;
@@ -163,12 +167,15 @@ export class LeakSearches {
     const count = Math.max(limit + 1, Number(estimate.toPrecision(2)));
     const desc = params.ordering.desc;
     const firstShare = (SLICE_MARGIN * page * pageSize) / estimate;
-    const scanned = leakSearch.filter(this.db.selectFrom('leak_records'), params, { dialect: 'postgres', fullTextScan: true });
+    // The slice read row by row: built when first chosen.
+    let scanned: Filtered | undefined;
     for (let share = firstShare; share < 1; share *= 4) {
       const cut = stats.created.cut(share, desc);
       if (cut === null) break;
       // Chosen again as the slice widens: a slice too big to read row by row goes through the index.
-      const matched = LeakSearches.scansSlice(share, stats.records, estimate, postings) ? scanned : filtered;
+      const matched = LeakSearches.scansSlice(share, stats.records, estimate, postings)
+        ? (scanned ??= leakSearch.filter(this.db.selectFrom('leak_records'), params, { dialect: 'postgres', fullTextScan: true }))
+        : filtered;
       const slice = matched.where('leak_records.created_at', desc ? '>=' : '<=', sql<string>`to_timestamp(${cut})`);
       const rows = await this.pageRecords(leakSearch.pageQuery(slice.select('leak_records.id'), params), sql<number>`${count}::int8`.as('total'), params);
       if (rows.length === pageSize) return { count, countExact: false, countEstimated: true, rows };
@@ -241,22 +248,41 @@ export class LeakSearches {
   }
 
   /** PostgreSQL: the records of a page's ids (a query), in order, each with `total` as a column: one statement. */
-  private async pageRecords(ids: ReturnType<typeof leakSearch.pageQuery>, total: AliasedExpression<unknown, 'total'>, params: ListParams) {
-    return (await leakSearch
-      .order(this.records.recordsQuery().innerJoin(ids.as('page'), 'page.id', 'leak_records.id').select(total), params)
-      .execute()) as Array<RecordRow & { total: number }>;
+  private pageRecordsQuery(ids: ReturnType<typeof leakSearch.pageQuery>, total: AliasedExpression<unknown, 'total'>, params: ListParams) {
+    return leakSearch.order(this.records.recordsQuery().innerJoin(ids.as('page'), 'page.id', 'leak_records.id').select(total), params) as SelectQueryBuilder<
+      DB,
+      'leak_records',
+      RecordRow & { total: number }
+    >;
   }
 
-  /** The matches of `filtered` counted, all of them (limit null) or up to one past `limit`. */
-  private counter(filtered: Filtered, limit: number | null) {
-    if (limit === null) return filtered.select((eb) => eb.fn.countAll<number>().as('n'));
+  private async pageRecords(ids: ReturnType<typeof leakSearch.pageQuery>, total: AliasedExpression<unknown, 'total'>, params: ListParams) {
+    return this.pageRecordsQuery(ids, total, params).execute();
+  }
+
+  private readonly shapes = new ShapeCache();
+
+  /**
+   * PostgreSQL, any criterion but full text and a domain's merge: the page's records with the
+   * count as a column, in one statement, built once per shape of search (its filters, ordering and
+   * whether the count stops) and then only bound: building and compiling it with Kysely was a
+   * quarter of a key lookup's time in the API process.
+   */
+  private async pageWithCount(params: ListParams, limit: number | null) {
+    const { ordering, filters, ranges, search } = params;
+    const values = { filters, ranges, search, pageSize: params.pageSize, offset: (params.page - 1) * params.pageSize, countTo: countTo(limit) };
+    return this.shapes.run(this.db, `${ordering.field} ${ordering.desc}`, values, (v) => {
+      const filtered = leakSearch.filter(this.db.selectFrom('leak_records'), { ...params, filters: v.filters, ranges: v.ranges, search: v.search }, { dialect: 'postgres' });
+      const ids = leakSearch.order(filtered.select('leak_records.id'), params).limit(v.pageSize).offset(v.offset);
+      return this.pageRecordsQuery(ids, this.counter(filtered, v.countTo).as('total'), params);
+    });
+  }
+
+  /** The matches of `filtered` counted, all of them (`countTo` null) or at most `countTo` (see countTo()). */
+  private counter(filtered: Filtered, upTo: number | null) {
+    if (upTo === null) return filtered.select((eb) => eb.fn.countAll<number>().as('n'));
     return this.db
-      .selectFrom(
-        filtered
-          .select(sql<number>`1`.as('one'))
-          .limit(limit + 1)
-          .as('matches'),
-      )
+      .selectFrom(filtered.select(sql<number>`1`.as('one')).limit(upTo).as('matches'))
       .select((eb) => eb.fn.countAll<number>().as('n'));
   }
 
@@ -327,7 +353,7 @@ export class LeakSearches {
    */
   private async searchByDomain(
     params: ListParams,
-    filtered: Filtered,
+    filtered: () => Filtered,
     limit: number | null,
   ): Promise<{ count: number; countExact: boolean; ids: string[] } | { count: number; countExact: boolean; rows: RecordRow[] } | null> {
     const { page, pageSize } = params;
@@ -360,7 +386,7 @@ export class LeakSearches {
       const ids = sql<{ id: string }>`(select p.id from keys
         cross join lateral ${domainRows(sql.ref('keys.key'))} as p
         order by p.created_at ${dir}, p.id ${dir} limit ${pageSize} offset ${(page - 1) * pageSize})`;
-      const total = rowFiltered ? sql<number>`${this.counter(filtered, limit)}` : sql<number>`(select coalesce(sum(n), 0) from keys)`;
+      const total = rowFiltered ? sql<number>`${this.counter(filtered(), countTo(limit))}` : sql<number>`(select coalesce(sum(n), 0) from keys)`;
       const totals = sql<{ total: number; domains: number }>`(select ${total} as total, (select count(*) from keys) as domains)`;
       const rows = (await this.records.recordsQuery(this.db.with('keys', () => keysQuery) as unknown as QueryCreator<DB>)
         .innerJoin(ids.as('page'), 'page.id', 'leak_records.id')
@@ -375,7 +401,7 @@ export class LeakSearches {
     const keys = await keysQuery.execute();
     if (keys.length > MAX_MERGED_DOMAINS) return null;
     const count = rowFiltered
-      ? capped(Number((await this.counter(filtered, limit).executeTakeFirst())?.n ?? 0), limit)
+      ? capped(Number((await this.counter(filtered(), countTo(limit)).executeTakeFirst())?.n ?? 0), limit)
       : capped(
           keys.reduce((sum, k) => sum + Number(k.n), 0),
           null,
@@ -388,97 +414,9 @@ export class LeakSearches {
   }
 }
 
-/**
- * A column's spread as ANALYZE describes it (PostgreSQL's pg_stats): its most common values with
- * the share of rows each holds, and the bounds of a histogram whose buckets share the rest equally.
- */
-export class CreatedSpread {
-  private readonly bucket: number;
-
-  constructor(
-    private readonly common: number[],
-    private readonly freqs: number[],
-    private readonly bounds: number[],
-  ) {
-    const rest = 1 - freqs.reduce((a, b) => a + b, 0);
-    this.bucket = bounds.length > 1 ? rest / (bounds.length - 1) : 0;
-  }
-
-  /**
-   * The value that leaves about `share` of the rows at or above it (at or below, ascending), the
-   * rows of a histogram bucket taken as spread evenly over it, as the planner takes them: a bucket
-   * is 1% of the corpus at the default statistics target, a million records at 100M. Null when
-   * only the whole column holds the share.
-   */
-  cut(share: number, above: boolean): number | null {
-    const values = [...this.common, ...this.bounds];
-    if (!values.length) return null;
-    // Binary search between the oldest and newest value for the one that holds the share:
-    // `held` falls as the cut moves away from the end the slice starts at.
-    let [inside, outside] = above ? [Math.min(...values), Math.max(...values)] : [Math.max(...values), Math.min(...values)];
-    if (this.held(outside, above) >= share) inside = outside;
-    else for (let i = 0; i < 64; i++) {
-      const mid = (inside + outside) / 2;
-      if (this.held(mid, above) >= share) inside = mid;
-      else outside = mid;
-    }
-    return this.held(inside, above) >= 1 - 1e-9 ? null : inside;
-  }
-
-  /** The share of the rows at or above `v` (at or below when not `above`). */
-  private held(v: number, above: boolean): number {
-    const beyond = (x: number) => (above ? x >= v : x <= v);
-    let held = this.common.reduce((sum, c, i) => (beyond(c) ? sum + (this.freqs[i] ?? 0) : sum), 0);
-    for (let i = 0; i + 1 < this.bounds.length; i++) {
-      const lo = this.bounds[i] as number;
-      const hi = this.bounds[i + 1] as number;
-      const part = hi > lo ? (above ? hi - v : v - lo) / (hi - lo) : beyond(lo) ? 1 : 0;
-      held += this.bucket * Math.min(1, Math.max(0, part));
-    }
-    return held;
-  }
-}
-
-/**
- * How often the commonest words of the corpus occur (pg_stats of the full-text index's expression), and the estimate
- * PostgreSQL's planner makes from them for a full-text query (ts_selfuncs.c): a word's share of
- * the records, or for a word not among the commonest half the least common one's share (at most
- * 0.5%); words AND-ed (a phrase too) multiply, a spelled-out prefix's words OR-ed.
- */
-export class WordStats {
-  private readonly shares = new Map<string, number>();
-  private readonly rare: number;
-
-  constructor(
-    private readonly rows: number,
-    words: string[],
-    freqs: number[],
-  ) {
-    words.forEach((w, i) => this.shares.set(w, freqs[i] ?? 0));
-    // After one frequency per word, PostgreSQL adds the least, the greatest and the null share.
-    const least = freqs[words.length];
-    this.rare = Math.min(DEFAULT_WORD_SHARE, least === undefined ? DEFAULT_WORD_SHARE : least / 2);
-  }
-
-  /** The entries of the full-text index's posting lists a bitmap of `terms` reads: each word's records. */
-  postings(terms: FullTextTerm[]): number {
-    const words = terms.flatMap((t) => (t.kind === 'prefix' ? [...t.words.slice(0, -1), ...(t.completions ?? [])] : t.words));
-    return words.reduce((sum, w) => sum + this.rows * (this.shares.get(w) ?? this.rare), 0);
-  }
-
-  /** The planner's estimate of the records `terms` match; undefined for a prefix left as one. */
-  estimate(terms: FullTextTerm[]): number | undefined {
-    const share = (w: string) => this.shares.get(w) ?? this.rare;
-    let all = 1;
-    for (const t of terms) {
-      const words = t.kind === 'prefix' ? t.words.slice(0, -1) : t.words;
-      for (const w of words) all *= share(w);
-      if (t.kind !== 'prefix') continue;
-      if (!t.completions) return undefined;
-      all *= 1 - t.completions.reduce((none, c) => none * (1 - share(c)), 1);
-    }
-    return this.rows * all;
-  }
+/** How many matches a count stopping past `limit` reads: one more, to tell that there are more (null: all). */
+function countTo(limit: number | null): number | null {
+  return limit === null ? null : limit + 1;
 }
 
 /** `found` matches of a count that stopped at one past `limit` (null: it counted them all). */
