@@ -119,11 +119,18 @@ export class LeakSearches {
       count = capped(rows.length ? Number(rows[0]?.total) : 0, null);
       ids = rows.map((r) => r.id);
     } else {
-      const counted = await this.counter(filtered(), countTo(limit)).executeTakeFirst();
-      count = capped(Number(counted?.n ?? 0), limit);
-      ids = (await pageOf(filtered().select('leak_records.id')).execute()).map((r) => (r as { id: string }).id);
+      // Each statement built once per shape of search, as on PostgreSQL (pageWithCount).
+      const { filters, ranges, search, ordering } = params;
+      const where = { filters, ranges, search };
+      const counted = await this.shapes.run(this.db, 'count', { ...where, upTo: countTo(limit) }, (v) => this.counter(this.filteredBy(params, v), v.upTo));
+      count = capped(Number(counted[0]?.n ?? 0), limit);
+      const paging = { ...where, pageSize, offset: (page - 1) * pageSize };
+      const idRows = await this.shapes.run(this.db, `ids ${ordering.field} ${ordering.desc}`, paging, (v) =>
+        leakSearch.order(this.filteredBy(params, v).select('leak_records.id'), params).limit(v.pageSize).offset(v.offset),
+      );
+      ids = idRows.map((r) => (r as { id: string }).id);
     }
-    const rows = ids.length ? ((await this.records.recordsQuery().where('leak_records.id', 'in', ids).execute()) as RecordRow[]) : [];
+    const rows = ids.length ? ((await this.shapes.run(this.db, 'records', { ids }, (v) => this.records.recordsQuery().where('leak_records.id', 'in', v.ids))) as RecordRow[]) : [];
     const byId = new Map(rows.map((r) => [r.id, r]));
     const results = ids.flatMap((id) => {
       const r = byId.get(id);
@@ -271,11 +278,16 @@ export class LeakSearches {
   private async pageWithCount(params: ListParams, limit: number | null) {
     const { ordering, filters, ranges, search } = params;
     const values = { filters, ranges, search, pageSize: params.pageSize, offset: (params.page - 1) * params.pageSize, countTo: countTo(limit) };
-    return this.shapes.run(this.db, `${ordering.field} ${ordering.desc}`, values, (v) => {
-      const filtered = leakSearch.filter(this.db.selectFrom('leak_records'), { ...params, filters: v.filters, ranges: v.ranges, search: v.search }, { dialect: 'postgres' });
+    return this.shapes.run(this.db, `page ${ordering.field} ${ordering.desc}`, values, (v) => {
+      const filtered = this.filteredBy(params, v);
       const ids = leakSearch.order(filtered.select('leak_records.id'), params).limit(v.pageSize).offset(v.offset);
       return this.pageRecordsQuery(ids, this.counter(filtered, v.countTo).as('total'), params);
     });
+  }
+
+  /** The search's criteria applied with `where`'s values (a ShapeCache's placeholders). */
+  private filteredBy(params: ListParams, where: Pick<ListParams, 'filters' | 'ranges' | 'search'>): Filtered {
+    return leakSearch.filter(this.db.selectFrom('leak_records'), { ...params, ...where }, { dialect: this.database.dialect });
   }
 
   /** The matches of `filtered` counted, all of them (`countTo` null) or at most `countTo` (see countTo()). */
