@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ntlmHex } from '../../src/domain/ntlm.js';
+import { ShapeCache } from '../../src/db/prepared.js';
+import { leakSearch, parseLeakSearch } from '../../src/modules/leaks/leaks.lists.js';
 import type { User } from '../../src/modules/identity/index.js';
 import { buildTestApp, json, PASSWORD, type TestApp, type TestOrg } from '../helpers/build-app.js';
 
@@ -212,6 +214,24 @@ describe('leak corpus', () => {
       expect(await emails('?ip=2001:db8::/32')).toEqual(['eve@other.test']);
       expect(await emails('?ip=0.0.0.0/0')).toEqual(['bob@mail.example.com', 'dave']);
       expect((await search('?ip=300.1.1.1')).statusCode).toBe(400);
+      // Searched again in another order: an address and a range are statements of their own (one
+      // compiled per shape), the address with `=`, which a generic plan estimates as few rows.
+      expect(await emails('?ip=198.51.100.0/22')).toEqual(['dave']);
+      expect(await emails('?ip=203.0.113.7')).toEqual(['bob@mail.example.com']);
+      // The statement a ShapeCache compiles for each, with placeholders for the values.
+      const sqlOf = async (ip: string) => {
+        const params = parseLeakSearch({ ip });
+        let compiled = '';
+        await new ShapeCache().run(t.db, 'ip', params.filters, (filters) => {
+          const q = leakSearch.filter(t.db.selectFrom('leak_records'), { ...params, filters }, { dialect: t.app.deps.database.dialect }).select('id');
+          compiled = q.compile().sql;
+          return q;
+        });
+        return compiled;
+      };
+      expect(await sqlOf('203.0.113.7')).toMatch(/"leak_records"\."ip_key" = (\?|\$1)$/);
+      expect(await sqlOf('203.0.113.7/32')).toMatch(/"leak_records"\."ip_key" = (\?|\$1)$/);
+      expect(await sqlOf('203.0.113.0/24')).toMatch(/"ip_key" >= (\?|\$1) and "leak_records"\."ip_key" <= (\?|\$2)$/);
     });
 
     it('matches username case-insensitively, phone ignoring punctuation, and source', async () => {

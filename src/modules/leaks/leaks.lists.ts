@@ -95,15 +95,17 @@ export const leakSearch = new Listing({
     ip: {
       kind: 'custom',
       schema: str('An IP address, or a CIDR range such as 203.0.113.0/24.', 64),
-      parse: (value) => {
+      // One address is its key, a range a pair: a statement compiled once per shape (ShapeCache)
+      // tells them apart by that, and keeps `=` for an address.
+      parse: (value): string | [string, string] => {
         const range = ipKeyRange(String(value).trim().replace(/\[\.\]/g, '.'));
         if (!range) throw badQuery('ip', 'must be an IP address or CIDR range');
-        return range;
+        return range[0] === range[1] ? range[0] : range;
       },
-      where: (qb, range: [string, string]) =>
-        range[0] === range[1]
-          ? qb.where('leak_records.ip_key', '=', range[0])
-          : qb.where('leak_records.ip_key', '>=', range[0]).where('leak_records.ip_key', '<=', range[1]),
+      where: (qb, key: string | [string, string]) =>
+        typeof key === 'string'
+          ? qb.where('leak_records.ip_key', '=', key)
+          : qb.where('leak_records.ip_key', '>=', key[0]).where('leak_records.ip_key', '<=', key[1]),
     },
     phone: {
       kind: 'custom',
