@@ -21,7 +21,10 @@ const mark = (i: number) => `\u0000placeholder-${i}\u0000`;
 function template<Row>(compilable: Compilable<Row>, count: number): Template<Row> | null {
   const query = compilable.compile();
   const marks = Array.from({ length: count }, (_, i) => mark(i));
-  const slots = query.parameters.map((p) => (typeof p === 'string' && marks.includes(p) ? marks.indexOf(p) : undefined));
+  const slots = query.parameters.map((p) => {
+    const i = typeof p === 'string' ? marks.indexOf(p) : -1;
+    return i >= 0 ? i : undefined;
+  });
   const used = new Set(slots.filter((s) => s !== undefined));
   const leaked = query.sql.includes('\u0000') || query.parameters.some((p, i) => slots[i] === undefined && typeof p === 'string' && p.includes('\u0000'));
   return used.size === count && !leaked ? { query, slots } : null;

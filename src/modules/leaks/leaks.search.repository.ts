@@ -99,7 +99,7 @@ export class LeakSearches {
           if (sliced) return this.pageOfRows(sliced, page, pageSize);
         }
         const ids = pageOf(filtered().select(['leak_records.id', sql<number>`count(*) over ()`.as('total')]));
-        const rows = await this.pageRecordsQuery(ids, sql<number>`page.total`.as('total'), params).execute();
+        const rows = await this.pageRecords(ids, sql<number>`page.total`.as('total'), params);
         return this.pageOfRows({ ...capped(rows.length ? Number(rows[0]?.total) : 0, null), rows }, page, pageSize);
       }
       const rows = await this.pageWithCount(params, limit);
@@ -120,14 +120,11 @@ export class LeakSearches {
       ids = rows.map((r) => r.id);
     } else {
       // Each statement built once per shape of search, as on PostgreSQL (pageWithCount).
-      const { filters, ranges, search, ordering } = params;
-      const where = { filters, ranges, search };
+      const where = criteria(params);
       const counted = await this.shapes.run(this.db, 'count', { ...where, upTo: countTo(limit) }, (v) => this.counter(this.filteredBy(params, v), v.upTo));
       count = capped(Number(counted[0]?.n ?? 0), limit);
-      const paging = { ...where, pageSize, offset: (page - 1) * pageSize };
-      const idRows = await this.shapes.run(this.db, `ids ${ordering.field} ${ordering.desc}`, paging, (v) =>
-        leakSearch.order(this.filteredBy(params, v).select('leak_records.id'), params).limit(v.pageSize).offset(v.offset),
-      );
+      const { ordering } = params;
+      const idRows = await this.shapes.run(this.db, `ids ${ordering.field} ${ordering.desc}`, { ...where, ...pageBounds(params) }, (v) => this.pageOfIds(this.filteredBy(params, v), params, v));
       ids = idRows.map((r) => (r as { id: string }).id);
     }
     const rows = ids.length ? ((await this.shapes.run(this.db, 'records', { ids }, (v) => this.records.recordsQuery().where('leak_records.id', 'in', v.ids))) as RecordRow[]) : [];
@@ -276,13 +273,17 @@ export class LeakSearches {
    * quarter of a key lookup's time in the API process.
    */
   private async pageWithCount(params: ListParams, limit: number | null) {
-    const { ordering, filters, ranges, search } = params;
-    const values = { filters, ranges, search, pageSize: params.pageSize, offset: (params.page - 1) * params.pageSize, countTo: countTo(limit) };
+    const { ordering } = params;
+    const values = { ...criteria(params), ...pageBounds(params), countTo: countTo(limit) };
     return this.shapes.run(this.db, `page ${ordering.field} ${ordering.desc}`, values, (v) => {
       const filtered = this.filteredBy(params, v);
-      const ids = leakSearch.order(filtered.select('leak_records.id'), params).limit(v.pageSize).offset(v.offset);
-      return this.pageRecordsQuery(ids, this.counter(filtered, v.countTo).as('total'), params);
+      return this.pageRecordsQuery(this.pageOfIds(filtered, params, v), this.counter(filtered, v.countTo).as('total'), params);
     });
+  }
+
+  /** The ids of a page of `filtered`, in order, its bounds given as values (a ShapeCache's placeholders): leakSearch.pageQuery's. */
+  private pageOfIds(filtered: Filtered, params: ListParams, bounds: ReturnType<typeof pageBounds>) {
+    return leakSearch.order(filtered.select('leak_records.id'), params).limit(bounds.pageSize).offset(bounds.offset);
   }
 
   /** The search's criteria applied with `where`'s values (a ShapeCache's placeholders). */
@@ -290,7 +291,7 @@ export class LeakSearches {
     return leakSearch.filter(this.db.selectFrom('leak_records'), { ...params, ...where }, { dialect: this.database.dialect });
   }
 
-  /** The matches of `filtered` counted, all of them (`countTo` null) or at most `countTo` (see countTo()). */
+  /** The matches of `filtered` counted, all of them (`upTo` null) or at most `upTo` (see countTo()). */
   private counter(filtered: Filtered, upTo: number | null) {
     if (upTo === null) return filtered.select((eb) => eb.fn.countAll<number>().as('n'));
     return this.db
@@ -424,6 +425,16 @@ export class LeakSearches {
     rows.sort((a, b) => sign * (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     return { ...count, ids: rows.slice((page - 1) * pageSize, wanted).map((r) => r.id) };
   }
+}
+
+/** A search's criteria: the values its statements are bound with, beside its page's bounds (ShapeCache). */
+function criteria({ filters, ranges, search }: ListParams): Pick<ListParams, 'filters' | 'ranges' | 'search'> {
+  return { filters, ranges, search };
+}
+
+/** Where a search's page starts and how long it is, as a statement's LIMIT and OFFSET take them. */
+function pageBounds({ page, pageSize }: ListParams): { pageSize: number; offset: number } {
+  return { pageSize, offset: (page - 1) * pageSize };
 }
 
 /** How many matches a count stopping past `limit` reads: one more, to tell that there are more (null: all). */
