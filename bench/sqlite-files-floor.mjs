@@ -5,22 +5,25 @@
  * parses each line and computes the stored columns with threatmon's own normaliseRecord and
  * recordKey (so the floor gains whatever they gain); the main thread inserts the rows (INSERT OR
  * IGNORE on the key: duplicates skipped) in one transaction per batch, then builds the indexes in one
- * pass each. No monitors, counters, progress or crash recovery. Timed, then dropped.
+ * pass each. Ids are UUIDv7, as threatmon's: time-ordered, each new row goes at the primary key's
+ * right edge. No monitors, counters, progress or crash recovery. Timed, then dropped.
  *   node bench/sqlite-files-floor.mjs FILE.db DIR   -> {"rows", "seconds", "load_seconds", "rows_per_sec"}
  * (npm run build first: the worker imports dist/.) Sources are found by name, `Bench <file>`, as
  * bench/import-leaks.mjs named them.
  */
-import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
+import { v7 as uuidv7 } from 'uuid';
 import { normaliseRecord, recordKey, STORED_FIELDS } from '../dist/domain/leak-record.js';
 import { corpusFiles, corpusSourceName } from './corpus-files.mjs';
 import { floorTable } from './sqlite-floor-table.mjs';
 
 const COLUMNS = ['id', 'source_id', ...STORED_FIELDS, 'created_at'];
+const WRITTEN = 'id source_id email username username_lower domain domain_rev ip ip_key phone full_name password_sha1 password_masked extra leaked_at fingerprint search_text email_domain_rev severity password_ntlm created_at';
+if (COLUMNS.join(' ') !== WRITTEN) throw new Error(`the stored fields changed: write the row as ${COLUMNS.join(' ')}`);
 const BATCH = 5000;
 /** Batches the worker may have sent ahead of the inserts (memory stays flat on any corpus). */
 const AHEAD = 8;
@@ -81,7 +84,8 @@ if (isMainThread) {
       const result = normaliseRecord(JSON.parse(line));
       if (!result.ok) return;
       const r = result.record;
-      rows.push(COLUMNS.map((c) => (c === 'id' ? randomUUID() : c === 'source_id' ? sourceId : c === 'created_at' ? at : c === 'extra' ? JSON.stringify(r.extra) : c === 'fingerprint' ? recordKey(sourceId, r.fingerprint) : r[c])));
+      // COLUMNS' order, written out (checked against it below).
+      rows.push([uuidv7(), sourceId, r.email, r.username, r.username_lower, r.domain, r.domain_rev, r.ip, r.ip_key, r.phone, r.full_name, r.password_sha1, r.password_masked, JSON.stringify(r.extra), r.leaked_at, recordKey(sourceId, r.fingerprint), r.search_text, r.email_domain_rev, r.severity, r.password_ntlm, at]);
     };
     for await (const chunk of stream) {
       const lines = (rest + chunk).split('\n');
