@@ -75,6 +75,11 @@ export function uuidV7Ids(): () => string {
   let at = pool.length;
   let msecs = -Infinity;
   let seq = 0;
+  // The id's bytes, then its text written into one buffer and read out as one string: uuid's own
+  // stringify concatenates 20 pieces, about 700 bytes of garbage an id, a quarter of what a bulk
+  // load's writer allocated.
+  const bytes = new Uint8Array(16);
+  const text = Buffer.alloc(36);
   return () => {
     if (at + 16 > pool.length) {
       randomFillSync(pool);
@@ -89,6 +94,18 @@ export function uuidV7Ids(): () => string {
       seq = (seq + 1) | 0;
       if (seq === 0) msecs++;
     }
-    return uuidv7({ random, msecs, seq });
+    uuidv7({ random, msecs, seq }, bytes);
+    let o = 0;
+    for (let i = 0; i < 16; i++) {
+      if (i === 4 || i === 6 || i === 8 || i === 10) text[o++] = DASH;
+      const b = bytes[i] as number;
+      text[o++] = HEX_DIGITS[b >> 4] as number;
+      text[o++] = HEX_DIGITS[b & 15] as number;
+    }
+    return text.toString('latin1');
   };
 }
+
+const DASH = 0x2d;
+/** The character codes of 0-9a-f. */
+const HEX_DIGITS = Buffer.from('0123456789abcdef', 'latin1');

@@ -1,4 +1,4 @@
-import { validate, version } from 'uuid';
+import { parse, stringify, validate, version } from 'uuid';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { uuidV7Ids } from '../src/deps.js';
 
@@ -18,6 +18,8 @@ describe('uuidV7Ids', () => {
     for (const id of ids) {
       expect(validate(id)).toBe(true);
       expect(version(id)).toBe(7);
+      // The text uuid itself writes for those bytes (lower-case, dashes in place).
+      expect(stringify(parse(id))).toBe(id);
       expect(msecsOf(id)).toBeGreaterThanOrEqual(before);
       expect(msecsOf(id)).toBeLessThanOrEqual(after);
     }
