@@ -210,7 +210,7 @@ const FORMAT_NAMES: Record<ImportFormat, string> = { combo: 'a combolist', steal
 function startReader(job: ReadJob, signal: AbortSignal | undefined, onMember: (m: Extract<ReaderMessage, { type: 'member' }>) => void) {
   const file = job.file;
   const state = { readToEnd: false, reasons: [] as Array<[string, number]>, windows1252Lines: 0 };
-  async function* items(): AsyncGenerator<IngestItem> {
+  async function* items(): AsyncGenerator<IngestItem[]> {
     const worker = readerThread();
     // Each item carries the bytes of input it was read from: the writer cuts its batches by them too.
     type Message = ReaderBatch | ReaderMessage;
@@ -250,7 +250,7 @@ function startReader(job: ReadJob, signal: AbortSignal | undefined, onMember: (m
         if (m.type === 'error') throw new ImportError(`cannot read ${file} past its first ${m.items} records: ${m.message}`);
         worker.postMessage('ack');
         // Nothing more has arrived after this batch: the writer writes what it holds (see ingest()).
-        yield* batchItems(m, queue.length === 0);
+        yield batchItems(m, queue.length === 0);
       }
     } finally {
       worker.off('message', onMessage);

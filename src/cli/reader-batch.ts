@@ -118,11 +118,21 @@ function recordAt(v: unknown[], o: number, key: Buffer): NormalisedRecord {
   };
 }
 
+/** An item of a batch as the writer takes it. */
+export interface BatchItem {
+  index: number;
+  result: RecordResult;
+  bytes: number;
+  pause: boolean;
+}
+
 /**
  * Each item of a batch as the writer takes it: its index, result and bytes of input, and with
- * `pauseAtEnd`, `pause` on the last (see LeaksService.ingest).
+ * `pauseAtEnd`, `pause` on the last (see LeaksService.ingest). One array for the batch: the ingest
+ * takes it whole, without a promise per item.
  */
-export function* batchItems(b: ReaderBatch, pauseAtEnd = false): Generator<{ index: number; result: RecordResult; bytes: number; pause: boolean }> {
+export function batchItems(b: ReaderBatch, pauseAtEnd = false): BatchItem[] {
+  const items = new Array<BatchItem>(b.count);
   let rejected = 0;
   let o = 0;
   let k = 0;
@@ -134,11 +144,12 @@ export function* batchItems(b: ReaderBatch, pauseAtEnd = false): Generator<{ ind
     const next = b.rejected[rejected];
     if (next !== undefined && next[0] === i) {
       rejected++;
-      yield { index, result: { ok: false, errors: next[1] }, bytes: b.bytes[i] as number, pause };
+      items[i] = { index, result: { ok: false, errors: next[1] }, bytes: b.bytes[i] as number, pause };
       continue;
     }
-    yield { index, result: { ok: true, record: recordAt(b.values, o, keys.subarray(k, k + KEY_BYTES)) }, bytes: b.bytes[i] as number, pause };
+    items[i] = { index, result: { ok: true, record: recordAt(b.values, o, keys.subarray(k, k + KEY_BYTES)) }, bytes: b.bytes[i] as number, pause };
     o += WIDTH;
     k += KEY_BYTES;
   }
+  return items;
 }

@@ -30,6 +30,12 @@ export type IngestItem =
     };
 
 /**
+ * What an ingest reads: items one by one, or (a producer that has them in batches, the CLI's reader
+ * thread) arrays of them, which skip the async iteration's promise per item.
+ */
+export type IngestItems = AsyncIterable<IngestItem | readonly IngestItem[]> | Iterable<IngestItem>;
+
+/**
  * A batch is written once it holds this many bytes of input, however few records that is: memory
  * stays flat when records are large (an `extra` may hold 50 values of 2,048 characters).
  */
@@ -117,7 +123,7 @@ export class LeakIngest {
    */
   async ingest(
     sourceId: string,
-    items: AsyncIterable<IngestItem> | Iterable<IngestItem>,
+    items: IngestItems,
     actor: { p: Principal | null; ip: string | null },
     { onBatch, batchSize = BATCH_SIZE, transactionMs = 0 }: IngestOptions = {},
   ): Promise<IngestReport> {
@@ -222,20 +228,23 @@ export class LeakIngest {
       if (this.deps.clock().getTime() - openedAt >= transactionMs) await commit();
     };
     try {
-      for await (const { index, value, result, bytes, pause } of items) {
-        processed++;
-        processedBytes += bytes ?? 0;
-        const r = result ?? recordResult(value);
-        if (!r.ok) {
-          if (report.rejected.length < MAX_REPORTED_REJECTIONS) report.rejected.push({ index, errors: r.errors });
-          else report.rejected_not_listed = (report.rejected_not_listed ?? 0) + 1;
-        } else {
-          batch.push(r.record);
-          batchBytes += bytes ?? 0;
-        }
-        if (batch.length >= limit || batchBytes >= MAX_BATCH_BYTES || (pause && batch.length >= BATCH_SIZE)) {
-          await flush();
-          limit = Math.min(batchSize, limit * 2);
+      for await (const got of items) {
+        const some: readonly IngestItem[] = Array.isArray(got) ? got : [got as IngestItem];
+        for (const { index, value, result, bytes, pause } of some) {
+          processed++;
+          processedBytes += bytes ?? 0;
+          const r = result ?? recordResult(value);
+          if (!r.ok) {
+            if (report.rejected.length < MAX_REPORTED_REJECTIONS) report.rejected.push({ index, errors: r.errors });
+            else report.rejected_not_listed = (report.rejected_not_listed ?? 0) + 1;
+          } else {
+            batch.push(r.record);
+            batchBytes += bytes ?? 0;
+          }
+          if (batch.length >= limit || batchBytes >= MAX_BATCH_BYTES || (pause && batch.length >= BATCH_SIZE)) {
+            await flush();
+            limit = Math.min(batchSize, limit * 2);
+          }
         }
       }
       await flush();

@@ -13,7 +13,7 @@ import { LeakAccounts } from './leaks.accounts.js';
 import { LeakBulkLoads } from './leaks.bulk-load.js';
 import { PgBulkLoads } from './leaks.bulk-load-pg.js';
 import { counterDeltas, domainDeltas } from './leaks.counters.js';
-import { type IngestItem, type IngestOptions, type IngestReport, LeakIngest } from './leaks.ingest.js';
+import { type IngestItems, type IngestOptions, type IngestReport, LeakIngest } from './leaks.ingest.js';
 import { type HashMode, LeaksRepository, type SavedSearchRow, type SourceRow } from './leaks.repository.js';
 import type { LeakSourceOut, SourceKind } from './leaks.schemas.js';
 import { LeakSearches } from './leaks.search.repository.js';
@@ -21,7 +21,7 @@ import { SavedSearches } from './leaks.saved-searches.js';
 import { sourceListing } from './leaks.lists.js';
 
 export { BULK_LOAD_ALIVE_MS } from './leaks.bulk-load.js';
-export { BATCH_SIZE, IngestCutOff, type IngestItem, type IngestOptions, type IngestProgress, type IngestReport, MAX_BATCH_BYTES, MAX_REPORTED_REJECTIONS } from './leaks.ingest.js';
+export { BATCH_SIZE, IngestCutOff, type IngestItem, type IngestItems, type IngestOptions, type IngestProgress, type IngestReport, MAX_BATCH_BYTES, MAX_REPORTED_REJECTIONS } from './leaks.ingest.js';
 
 export function presentSource(r: SourceRow): LeakSourceOut {
   return {
@@ -195,7 +195,7 @@ export class LeaksService {
   // --- ingestion and bulk loads ---
 
   /** See LeakIngest.ingest. */
-  async ingest(sourceId: string, items: AsyncIterable<IngestItem> | Iterable<IngestItem>, actor: { p: Principal | null; ip: string | null }, options: IngestOptions = {}): Promise<IngestReport> {
+  async ingest(sourceId: string, items: IngestItems, actor: { p: Principal | null; ip: string | null }, options: IngestOptions = {}): Promise<IngestReport> {
     try {
       return await this.ingester.ingest(sourceId, items, actor, options);
     } finally {
