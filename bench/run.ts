@@ -14,6 +14,9 @@
  *   BENCH_LEAK_SOURCES=1 npm run bench -- leaks   # the corpus as one file of one source (default 50)
  *   BENCH_PG_URL=... BENCH_LEAK_RECORDS=10000000 BENCH_LEAK_DATA=/data/leaks-10M npm run bench -- corpus
  *                                      # bulk import beside the bare-COPY floor, disk per record, every search kind
+ *   BENCH_LEAK_DATA=DIR npm run bench -- corpus   # on SQLite: the import beside both floors (the files, the database part)
+ *   BENCH_MONITORING_DB=postgres://... BENCH_LEAK_DATA=DIR BENCH_BACKFILLS=emails npm run bench -- monitoring
+ *                                      # backfills on a corpus imported before, the keyword's left out
  *   BENCH_PG_URL=... BENCH_LEAKS_DB_URL=... npm run bench -- replica   # searches with a streaming replica, its lag
  *
  * Each measured run follows an unrecorded warm-up of BENCH_WARMUP seconds (default 5), so the
