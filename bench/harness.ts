@@ -75,6 +75,8 @@ export async function startServer(name: string, env: Record<string, string>, dbU
       THREATMON_JWT_SECRET: 'bench-secret-bench-secret-bench-secret-0123',
       THREATMON_PLAN_LIMITS: PLAN_LIMITS,
       THREATMON_WORKERS: workersFor(dbUrl),
+      // The bench logs in once: a keyword backfill of the 100M corpus outlasts the default 15 minutes.
+      THREATMON_ACCESS_TTL: '6h',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
