@@ -15,7 +15,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
-import Database from 'better-sqlite3';
 import { v7 as uuidv7 } from 'uuid';
 import { normaliseRecord, recordKey, STORED_FIELDS } from '../dist/domain/leak-record.js';
 import { corpusFiles, corpusSourceName } from './corpus-files.mjs';
@@ -34,7 +33,7 @@ if (isMainThread) {
     console.error('usage: node bench/sqlite-files-floor.mjs FILE.db DIR');
     process.exit(2);
   }
-  const floor = floorTable(Database, file);
+  const floor = floorTable(file);
   const byName = new Map(floor.db.prepare('select name, id from leak_sources').all().map((r) => [r.name, r.id]));
   const files = corpusFiles(dir).map((f) => ({ path: path.join(dir, f), sourceId: byName.get(`Bench ${corpusSourceName(f)}`) }));
   if (files.some((f) => !f.sourceId)) throw new Error('import the corpus with bench/import-leaks.mjs first: its sources are missing');
@@ -84,7 +83,7 @@ if (isMainThread) {
       const result = normaliseRecord(JSON.parse(line));
       if (!result.ok) return;
       const r = result.record;
-      // COLUMNS' order, written out (checked against it below).
+      // COLUMNS' order, written out (WRITTEN, checked against it at the top).
       rows.push([uuidv7(), sourceId, r.email, r.username, r.username_lower, r.domain, r.domain_rev, r.ip, r.ip_key, r.phone, r.full_name, r.password_sha1, r.password_masked, JSON.stringify(r.extra), r.leaked_at, recordKey(sourceId, r.fingerprint), r.search_text, r.email_domain_rev, r.severity, r.password_ntlm, at]);
     };
     for await (const chunk of stream) {

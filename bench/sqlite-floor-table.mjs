@@ -2,9 +2,10 @@
  * The table a SQLite floor fills (bench/sqlite-floor.mjs, bench/sqlite-files-floor.mjs): a copy of
  * leak_records' definition and indexes under other names, in the database threatmon imported into.
  */
+import Database from 'better-sqlite3';
 
 /** Opens `file` as a bulk writer would, and creates the empty floor table beside leak_records. */
-export function floorTable(Database, file) {
+export function floorTable(file) {
   const db = new Database(file);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');

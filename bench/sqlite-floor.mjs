@@ -5,7 +5,6 @@
  * as a bulk load does. Timed, then dropped. bench/sqlite-files-floor.mjs is the floor of the whole work.
  *   node bench/sqlite-floor.mjs FILE.db   -> {"rows", "seconds", "rows_per_sec"}
  */
-import Database from 'better-sqlite3';
 import { floorTable } from './sqlite-floor-table.mjs';
 
 const file = process.argv[2];
@@ -13,7 +12,7 @@ if (!file) {
   console.error('usage: node bench/sqlite-floor.mjs FILE.db');
   process.exit(2);
 }
-const floor = floorTable(Database, file);
+const floor = floorTable(file);
 const started = process.hrtime.bigint();
 floor.db.transaction(() => floor.db.exec('insert into leak_records_floor select * from leak_records order by rowid'))();
 floor.buildIndexes();
