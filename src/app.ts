@@ -7,7 +7,7 @@ import type { Config } from './config.js';
 import { currentSchema, migrateToLatest } from './db/migrator.js';
 import { notify, PgListener } from './db/pg-listener.js';
 import { type AppDeps, createDeps, type DepsOverrides } from './deps.js';
-import { clientErrorHandler, conventions, type ForeignErrors, frameworkErrors, genReqId } from './http/conventions.js';
+import { answerServerEvents, clientErrorHandler, conventions, type ForeignErrors, frameworkErrors, genReqId } from './http/conventions.js';
 import { redactUrl, SECRET_HEADERS } from './http/redact.js';
 import { SECURITY_HEADERS } from './http/security-headers.js';
 import { docs } from './http/docs.js';
@@ -183,6 +183,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     requestIdHeader: false,
     bodyLimit: BODY_LIMIT,
     trustProxy: config.trustProxy,
+    // A request without Host reaches the conventions, which answer it as problem+json (Node: a bare 400).
+    http: { requireHostHeader: false },
     return503OnClosing: true,
     // One access line per request (below) instead of Fastify's two.
     logController: new LogController({ disableRequestLogging: true }),
@@ -263,7 +265,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       exposedHeaders: ['ETag', 'X-Request-Id', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'RateLimit-Policy', 'Retry-After'],
     });
   }
-  await app.register(conventions, { bareNotFound, foreignErrors });
+  await app.register(conventions, { bareNotFound, foreignErrors, bodyTimeoutMs: config.bodyTimeoutMs });
+  answerServerEvents(app);
   await app.register(docs, { events: modules.eventSchemas });
   await app.register(serviceRoutes, { deps });
   for (const r of modules.site) await r.register(app);

@@ -53,6 +53,8 @@ export interface Config {
   readonly hibpPublicRange: boolean;
   /** A leak search stops counting its matches past this many, or past its page's end (THREATMON_SEARCH_COUNT_LIMIT). */
   readonly searchCountLimit: number;
+  /** A request whose body stops arriving for this long is answered 408 and closed (THREATMON_BODY_TIMEOUT_MS; 0: never). */
+  readonly bodyTimeoutMs: number;
 }
 
 export class ConfigError extends Error {
@@ -255,6 +257,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     replicaMaxLagMs: readDuration(env, 'THREATMON_REPLICA_MAX_LAG', 5) * 1000,
     replicaCheckMs: parseMilliseconds('THREATMON_REPLICA_CHECK_MS', env.THREATMON_REPLICA_CHECK_MS || '1000'),
     searchCountLimit: parseCountLimit('THREATMON_SEARCH_COUNT_LIMIT', env.THREATMON_SEARCH_COUNT_LIMIT || '10000'),
+    bodyTimeoutMs: parseMilliseconds('THREATMON_BODY_TIMEOUT_MS', env.THREATMON_BODY_TIMEOUT_MS || '30000'),
     ...overrides,
   };
   return Object.freeze(config);

@@ -31,6 +31,7 @@ export type ErrorCode =
   | 'malformed_request'
   | 'headers_too_large'
   | 'request_timeout'
+  | 'expectation_failed'
   | 'internal_error'
   | 'unavailable';
 

@@ -23,6 +23,37 @@ export interface InputMember {
   chunks: AsyncIterable<Buffer>;
 }
 
+/**
+ * How far compressed input may expand (`import-leaks --max-expansion-ratio`, `--max-expanded-size`):
+ * a member past either is ended there with ExpansionLimit, the records read before it kept, and the
+ * next member read. The ratio is judged once a member has given 16 MiB: small files may compress well.
+ */
+export interface ExpansionLimits {
+  /** Bytes out per compressed byte in. */
+  ratio: number;
+  /** Bytes out of one member. */
+  bytes: number;
+}
+export const DEFAULT_EXPANSION: ExpansionLimits = { ratio: 100, bytes: 64 * 1024 ** 3 };
+const RATIO_AFTER = 16 * 1024 * 1024;
+
+/** A compressed member that expands past the limits: a compressed bomb, or limits set too low. */
+export class ExpansionLimit extends Error {
+  constructor(member: string, expanded: number, why: 'ratio' | 'bytes', limits: ExpansionLimits) {
+    super(
+      why === 'ratio'
+        ? `${member} expands more than ${limits.ratio} times its compressed size (a compressed bomb?): read stopped after ${expanded} bytes (--max-expansion-ratio raises the limit)`
+        : `${member} expands past ${limits.bytes} bytes: read stopped there (--max-expanded-size raises the limit)`,
+    );
+    this.name = 'ExpansionLimit';
+  }
+}
+
+/** Where the reading stands in the input file, in its own bytes (compressed ones for a compressed file). */
+export interface ReadPosition {
+  bytes: number;
+}
+
 const GZIP = [0x1f, 0x8b];
 const ZIP = [0x50, 0x4b, 0x03, 0x04];
 const startsWith = (b: Buffer, magic: number[]) => magic.every((m, i) => b[i] === m);
@@ -50,18 +81,45 @@ export async function peek(chunks: AsyncIterable<Buffer>, bytes: number): Promis
   return { head: Buffer.concat(taken), all: all() };
 }
 
-/** Gunzips a gzipped stream (by its magic bytes, whatever its name), else hands it on. */
-async function gunzipped(chunks: AsyncIterable<Buffer>): Promise<AsyncIterable<Buffer>> {
+/** The chunks a decompressor gives, ended with ExpansionLimit past the limits; `compressed()` says how many bytes went in so far. */
+async function* limited(out: AsyncIterable<Buffer>, compressed: () => number, member: string, limits: ExpansionLimits): AsyncGenerator<Buffer> {
+  let expanded = 0;
+  for await (const chunk of out) {
+    expanded += chunk.length;
+    if (expanded > limits.bytes) throw new ExpansionLimit(member, expanded - chunk.length, 'bytes', limits);
+    if (expanded > RATIO_AFTER && expanded > compressed() * limits.ratio) throw new ExpansionLimit(member, expanded - chunk.length, 'ratio', limits);
+    yield chunk;
+  }
+}
+
+/** Gunzips a gzipped stream (by its magic bytes, whatever its name) within the limits, else hands it on. */
+async function gunzipped(chunks: AsyncIterable<Buffer>, member: string, limits: ExpansionLimits): Promise<AsyncIterable<Buffer>> {
   const { head, all } = await peek(chunks, 2);
   if (!startsWith(head, GZIP)) return all;
+  let fed = 0;
+  async function* counted() {
+    for await (const c of all) {
+      fed += c.length;
+      yield c;
+    }
+  }
   const gunzip = createGunzip();
   // A failure of either side ends the gunzip stream with it, so its reader sees the error.
-  pipeline(Readable.from(all), gunzip, () => undefined);
-  return gunzip;
+  pipeline(Readable.from(counted()), gunzip, () => undefined);
+  return stopping(limited(gunzip, () => fed, member, limits), () => gunzip.destroy());
+}
+
+/** `chunks`, and `stop()` when their reader leaves them early (a member cut short): the streams behind them end. */
+async function* stopping(chunks: AsyncIterable<Buffer>, stop: () => void): AsyncGenerator<Buffer> {
+  try {
+    yield* chunks;
+  } finally {
+    stop();
+  }
 }
 
 /** The members of the input at `file`: a zip's files in order (directories left out), else the file. */
-export async function* inputMembers(file: string): AsyncGenerator<InputMember> {
+export async function* inputMembers(file: string, position: ReadPosition = { bytes: 0 }, limits: ExpansionLimits = DEFAULT_EXPANSION): AsyncGenerator<InputMember> {
   // A zip is read by its directory, at its end: only a regular file can be one. A pipe is read once,
   // as it comes (opening it here would take it from its writer).
   const magic = Buffer.alloc(4);
@@ -74,13 +132,19 @@ export async function* inputMembers(file: string): AsyncGenerator<InputMember> {
     }
   }
   if (startsWith(magic, ZIP)) {
-    yield* zipMembers(file);
+    yield* zipMembers(file, position, limits);
     return;
   }
-  yield { name: file, chunks: await gunzipped(fs.createReadStream(file, { highWaterMark: 1024 * 1024 })) };
+  async function* read() {
+    for await (const c of fs.createReadStream(file, { highWaterMark: 1024 * 1024 }) as AsyncIterable<Buffer>) {
+      position.bytes += c.length;
+      yield c;
+    }
+  }
+  yield { name: file, chunks: await gunzipped(read(), file, limits) };
 }
 
-async function* zipMembers(file: string): AsyncGenerator<InputMember> {
+async function* zipMembers(file: string, position: ReadPosition, limits: ExpansionLimits): AsyncGenerator<InputMember> {
   const yauzl = await import('yauzl');
   const zip = await new Promise<import('yauzl').ZipFile>((resolve, reject) => yauzl.open(file, { lazyEntries: true, autoClose: true }, (err, z) => (err ? reject(err) : resolve(z))));
   try {
@@ -102,8 +166,20 @@ async function* zipMembers(file: string): AsyncGenerator<InputMember> {
       });
       if (!entry) return;
       if (entry.fileName.endsWith('/')) continue;
-      const stream = await new Promise<NodeJS.ReadableStream>((resolve, reject) => zip.openReadStream(entry, (err, s) => (err ? reject(err) : resolve(s))));
-      yield { name: `${file}:${entry.fileName}`, chunks: await gunzipped(stream as AsyncIterable<Buffer>) };
+      const stream = await new Promise<Readable>((resolve, reject) => zip.openReadStream(entry, (err, s) => (err ? reject(err) : resolve(s))));
+      const name = `${file}:${entry.fileName}`;
+      // yauzl reads the member's compressed bytes as it inflates them: the share given out stands for the share read.
+      const start = entry.relativeOffsetOfLocalHeader;
+      let out = 0;
+      const inflated = async function* () {
+        for await (const c of stream as AsyncIterable<Buffer>) {
+          out += c.length;
+          position.bytes = start + Math.round(entry.compressedSize * Math.min(1, out / Math.max(1, entry.uncompressedSize)));
+          yield c;
+        }
+      };
+      const own = entry.compressionMethod === 0 ? inflated() : limited(inflated(), () => Math.max(1, entry.compressedSize * Math.min(1, out / Math.max(1, entry.uncompressedSize))), name, limits);
+      yield { name, chunks: await gunzipped(stopping(own, () => stream.destroy()), name, limits) };
     }
   } finally {
     zip.close();

@@ -4,7 +4,7 @@ import { SingleBar } from 'cli-progress';
 import { IngestCutOff, type IngestItem, type IngestReport, type LeaksService } from '../modules/leaks/index.js';
 import type { Separator } from '../domain/dump-lines.js';
 import type { SourceKind } from '../modules/leaks/index.js';
-import type { ImportFormat } from './dump-input.js';
+import type { ExpansionLimits, ImportFormat } from './dump-input.js';
 import type { ReaderMessage, ReadJob } from './import-worker.js';
 import { batchItems, type ReaderBatch } from './reader-batch.js';
 
@@ -24,6 +24,8 @@ export interface ImportOptions {
   columns?: readonly string[];
   /** Where rejected lines are written, as NDJSON. */
   rejects?: string;
+  /** How far a compressed member may expand before it is ended there (DEFAULT_EXPANSION). */
+  expansion?: ExpansionLimits;
   /** What the source is (breach, combolist, stealer_log, paste, other): set on the source, new or not. */
   kind?: SourceKind;
   createSource?: boolean;
@@ -102,11 +104,21 @@ export async function importLeaks(leaks: LeaksService, opts: ImportOptions): Pro
 async function load(leaks: LeaksService, source: { id: string }, opts: ImportOptions, out: NodeJS.WriteStream): Promise<ImportReport> {
   const size = fs.statSync(opts.file).size;
   const members: ImportReport['members'] = [];
-  const job: ReadJob = { type: 'read', file: opts.file, sourceId: source.id, format: opts.format, separator: opts.separator, columns: opts.columns, rejects: opts.rejects };
-  const worker = startReader(job, opts.signal, (m) => {
-    members.push({ name: m.name, format: m.format, ...(m.separator ? { separator: m.separator } : {}) });
-    out.write(`${opts.format ? 'Reading' : 'Detected'} ${m.name} as ${FORMAT_NAMES[m.format]}${m.separator ? ` (separator "${m.separator === '\t' ? '\\t' : m.separator}")` : ''}.\n`);
-  });
+  const job: ReadJob = { type: 'read', file: opts.file, sourceId: source.id, format: opts.format, separator: opts.separator, columns: opts.columns, rejects: opts.rejects, expansion: opts.expansion };
+  // Where the reader stands in the file: the bar moves with it, even through input that gives no record.
+  let position = 0;
+  const worker = startReader(
+    job,
+    opts.signal,
+    (m) => {
+      members.push({ name: m.name, format: m.format, ...(m.separator ? { separator: m.separator } : {}) });
+      out.write(`${opts.format ? 'Reading' : 'Detected'} ${m.name} as ${FORMAT_NAMES[m.format]}${m.separator ? ` (separator "${m.separator === '\t' ? '\\t' : m.separator}")` : ''}.\n`);
+    },
+    (bytes) => {
+      position = bytes;
+      progress();
+    },
+  );
   const started = Date.now();
   const showBar = opts.progress ?? Boolean(out.isTTY);
   const bar = showBar
@@ -122,11 +134,14 @@ async function load(leaks: LeaksService, source: { id: string }, opts: ImportOpt
     : null;
   bar?.start(size, 0, { records: 0, rate: 0, accepted: 0, duplicates: 0, rejected: 0 });
   let lastLine = 0;
-  // Progress is the input of the records stored, not of those read: the reader runs up to 8 MiB ahead.
-  const onBatch = (r: IngestReport, processed: number, bytes: number) => {
+  let stored: { r: IngestReport; processed: number; bytes: number } = { r: { accepted: 0, duplicates: 0, rejected: [], alerts_raised: 0, exposures_found: 0 }, processed: 0, bytes: 0 };
+  // Progress is the input of the records stored, not of those read (the reader runs up to 8 MiB
+  // ahead), or where the reader stands when it reads on without finding a record.
+  const progress = () => {
+    const { r, processed, bytes } = stored;
     const seconds = (Date.now() - started) / 1000;
     const rate = Math.round(processed / Math.max(seconds, 0.001));
-    const done = Math.min(bytes, size);
+    const done = Math.min(Math.max(bytes, position), size);
     if (bar) {
       bar.update(done, { records: processed, rate, accepted: r.accepted, duplicates: r.duplicates, rejected: r.rejected.length });
     } else if (Date.now() - lastLine > 5000) {
@@ -135,6 +150,10 @@ async function load(leaks: LeaksService, source: { id: string }, opts: ImportOpt
       // A pipe has no size to count against: no percentage then.
       out.write(`${processed} records${size > 0 ? ` (${Math.round((done / size) * 100)}%)` : ''}, ${rate} rec/s\n`);
     }
+  };
+  const onBatch = (r: IngestReport, processed: number, bytes: number) => {
+    stored = { r, processed, bytes };
+    progress();
   };
   const bulk = opts.bulk || leaks.inBulkLoad;
   let report: IngestReport;
@@ -168,11 +187,13 @@ async function load(leaks: LeaksService, source: { id: string }, opts: ImportOpt
   const topReasons = worker.reasons.sort((a, b) => b[1] - a[1]).slice(0, 5);
   if (rejected > 0) out.write(`Rejected, by reason: ${topReasons.map(([reason, n]) => `${n} ${reason}`).join('; ')}.\n`);
   if (worker.windows1252Lines > 0) out.write(`${worker.windows1252Lines} lines were not UTF-8 and were read as Windows-1252.\n`);
+  for (const [, why] of worker.cut) out.write(`Not read to its end: ${why}.\n`);
   if (failure) {
     out.write('Mend the file from there and run the same command again: the records already stored are counted as duplicates.\n');
     throw failure;
   }
   if (interrupted) out.write('Run the same command again to load the rest: the records already stored are counted as duplicates.\n');
+  if (worker.cut.length) throw new ImportError(`${worker.cut.length} compressed ${worker.cut.length === 1 ? 'member was' : 'members were'} not read to the end (the expansion limits); everything else was stored`);
   return { ...report, seconds, interrupted, members, windows1252Lines: worker.windows1252Lines, topReasons };
 }
 
@@ -207,17 +228,19 @@ function readerThread(): Worker {
  */
 const FORMAT_NAMES: Record<ImportFormat, string> = { combo: 'a combolist', stealer: 'stealer-log lines', csv: 'CSV', tsv: 'TSV', ndjson: 'NDJSON', json: 'a JSON array' };
 
-function startReader(job: ReadJob, signal: AbortSignal | undefined, onMember: (m: Extract<ReaderMessage, { type: 'member' }>) => void) {
+function startReader(job: ReadJob, signal: AbortSignal | undefined, onMember: (m: Extract<ReaderMessage, { type: 'member' }>) => void, onPosition: (bytes: number) => void = () => undefined) {
   const file = job.file;
-  const state = { readToEnd: false, reasons: [] as Array<[string, number]>, windows1252Lines: 0 };
+  const state = { readToEnd: false, reasons: [] as Array<[string, number]>, windows1252Lines: 0, cut: [] as Array<[string, string]> };
   async function* items(): AsyncGenerator<IngestItem[]> {
     const worker = readerThread();
     // Each item carries the bytes of input it was read from: the writer cuts its batches by them too.
-    type Message = ReaderBatch | ReaderMessage;
+    type Message = ReaderBatch | Exclude<ReaderMessage, { type: 'position' }>;
     const queue: Message[] = [];
     let wake: (() => void) | null = null;
     let failed: Error | null = null;
-    const onMessage = (m: Message) => {
+    const onMessage = (m: ReaderBatch | ReaderMessage) => {
+      // Where the reading stands is shown at once, not after the batches read before it.
+      if (m.type === 'position') return onPosition(m.bytes);
       queue.push(m);
       wake?.();
     };
@@ -245,6 +268,7 @@ function startReader(job: ReadJob, signal: AbortSignal | undefined, onMember: (m
           state.readToEnd = true;
           state.reasons = m.reasons;
           state.windows1252Lines = m.windows1252Lines;
+          state.cut = m.cut;
           return;
         }
         if (m.type === 'error') throw new ImportError(`cannot read ${file} past its first ${m.items} records: ${m.message}`);
@@ -275,6 +299,10 @@ function startReader(job: ReadJob, signal: AbortSignal | undefined, onMember: (m
     },
     get windows1252Lines() {
       return state.windows1252Lines;
+    },
+    /** The members the expansion limits ended early, with why. */
+    get cut() {
+      return state.cut;
     },
   };
 }

@@ -1,10 +1,10 @@
 import fs from 'node:fs';
 import { parentPort } from 'node:worker_threads';
 import { Readable } from 'node:stream';
-import { bestSeparator, DumpLines, sampleLines, type Separator } from '../domain/dump-lines.js';
+import { DumpLines, type ReadLine, type Separator, UnknownLineFormat } from '../domain/dump-lines.js';
 import { type RecordResult, recordKeyHex } from '../domain/leak-record.js';
-import { lineResult, NdjsonLines, recordResult } from '../modules/leaks/index.js';
-import { type Detected, detectFormat, IMPORT_FORMATS, type ImportFormat, inputMembers, peek, Utf8Lines, utf8Chunks } from './dump-input.js';
+import { lineResult, MAX_NDJSON_LINE_BYTES, NdjsonLines, recordResult } from '../modules/leaks/index.js';
+import { type Detected, detectFormat, ExpansionLimit, type ExpansionLimits, IMPORT_FORMATS, type ImportFormat, inputMembers, peek, type ReadPosition, Utf8Lines, utf8Chunks } from './dump-input.js';
 import { readItems } from './import-items.js';
 import { BatchBuilder } from './reader-batch.js';
 
@@ -26,6 +26,10 @@ const BATCH = 1000;
  */
 const MAX_IN_FLIGHT_BYTES = 8 * 1024 * 1024;
 const BATCH_BYTES = 1024 * 1024;
+/** The reader says where it stands in the file each time it has read this much more of it. */
+const POSITION_STEP = 1024 * 1024;
+/** The longest CSV row or JSON array item read (as MAX_NDJSON_LINE_BYTES). */
+const MAX_ITEM_BYTES = MAX_NDJSON_LINE_BYTES;
 
 export interface ReadJob {
   type: 'read';
@@ -39,12 +43,15 @@ export interface ReadJob {
   /** Where each rejected line goes, as NDJSON (--rejects). */
   rejects?: string;
   sourceId: string;
+  /** How far a compressed member may expand (--max-expansion-ratio, --max-expanded-size). */
+  expansion?: ExpansionLimits;
 }
 
 /** What the reader tells the writer besides batches. */
 export type ReaderMessage =
   | { type: 'member'; name: string; format: ImportFormat; separator?: Separator }
-  | { type: 'done'; reasons: Array<[string, number]>; windows1252Lines: number }
+  | { type: 'position'; bytes: number }
+  | { type: 'done'; reasons: Array<[string, number]>; windows1252Lines: number; cut: Array<[string, string]> }
   | { type: 'error'; message: string; items: number };
 
 const port = parentPort as NonNullable<typeof parentPort>;
@@ -76,7 +83,8 @@ async function read(job: ReadJob) {
   const rejects = job.rejects ? fs.createWriteStream(job.rejects) : null;
   /** Why items were rejected, and how often: the summary names the commonest. */
   const reasons = new Map<string, number>();
-  const encoding = new Utf8Lines();
+  /** Lines read as Windows-1252, over every member. */
+  let windows1252Lines = 0;
   /** Items read so far, sent or not: where an error stopped the file. */
   let items = 0;
   let member = '';
@@ -93,60 +101,106 @@ async function read(job: ReadJob) {
     batch.add(result, bytes, result.ok ? recordKeyHex(job.sourceId, result.record.fingerprint) : undefined, line);
     return batch.count >= BATCH || batch.inputBytes >= BATCH_BYTES;
   };
+  /** Members ended early by the expansion limits: the others are still read. */
+  const cut: Array<[string, string]> = [];
+  const position: ReadPosition = { bytes: 0 };
+  let posted = 0;
+  let itemsThen = 0;
+  /**
+   * The member's chunks, telling the writer where the reading stands when it has read POSITION_STEP
+   * of the file without an item (one endless line, a compressed run of zeros): its bar moves with the
+   * items stored otherwise.
+   */
+  async function* reporting(chunks: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
+    for await (const c of chunks) {
+      yield c;
+      if (items !== itemsThen) {
+        itemsThen = items;
+        posted = position.bytes;
+      } else if (position.bytes - posted >= POSITION_STEP) {
+        posted = position.bytes;
+        port.postMessage({ type: 'position', bytes: posted } satisfies ReaderMessage);
+      }
+    }
+  }
+  const announce = (name: string, format: ImportFormat, separator?: Separator) => port.postMessage({ type: 'member', name, format, ...(separator ? { separator } : {}) } satisfies ReaderMessage);
   let last: ReaderMessage;
   try {
-    for await (const input of inputMembers(job.file)) {
+    for await (const input of inputMembers(job.file, position, job.expansion)) {
       member = input.name;
-      const { head, all } = await peek(utf8Chunks(input.chunks, encoding), 64 * 1024);
+      // Each member decoded on its own: one ended early leaves no begun line to the next.
+      const encoding = new Utf8Lines();
+      const { head, all } = await peek(utf8Chunks(reporting(input.chunks), encoding), 64 * 1024);
       const sample = head.toString('utf8');
-      const detected: Detected | null = job.format ? { format: job.format, separator: job.separator } : detectFormat(sample);
-      if (!detected) throw new Error(`cannot tell the format of ${input.name} from its content: pass --format ${IMPORT_FORMATS.join('|')}`);
+      // Not told by its first lines (one longer than the sample, say): read as lines, the format told from the first that can be read.
+      const detected: Detected = (job.format ? { format: job.format, separator: job.separator } : detectFormat(sample)) ?? { format: 'combo' };
       const format = detected.format;
-      let separator = job.separator ?? detected.separator;
-      // A line format given without its separator: the one most lines read with.
-      if ((format === 'combo' || format === 'stealer') && !separator) separator = bestSeparator(format, sampleLines(sample)).separator;
-      port.postMessage({ type: 'member', name: input.name, format, ...(separator ? { separator } : {}) } satisfies ReaderMessage);
-      if (format === 'ndjson') {
-        // A chunk's lines are split and normalised in one synchronous pass: no promise per record.
-        const lines = new NdjsonLines();
-        const sizes: number[] = [];
-        for await (const chunk of all) {
+      try {
+        if (format === 'ndjson') {
+          announce(input.name, format);
+          // A chunk's lines are split and normalised in one synchronous pass: no promise per record.
+          const lines = new NdjsonLines();
+          const sizes: number[] = [];
+          for await (const chunk of all) {
+            sizes.length = 0;
+            const values = lines.push(chunk, sizes);
+            for (let i = 0; i < values.length; i++) if (add(recordResult(values[i]), sizes[i] as number)) await send();
+          }
           sizes.length = 0;
-          const values = lines.push(chunk, sizes);
-          for (let i = 0; i < values.length; i++) if (add(recordResult(values[i]), sizes[i] as number)) await send();
-        }
-        sizes.length = 0;
-        const last = lines.end(sizes);
-        if (last.length) add(recordResult(last[0]), sizes[0] as number);
-      } else if (format === 'combo' || format === 'stealer') {
-        const lines = new DumpLines(format, separator as Separator);
-        const take = async (text: string, final: boolean) => {
-          for (const l of lines.push(text, final)) {
-            const result = lineResult(l.parsed);
-            if (add(result, l.bytes, l.line, result.ok ? undefined : l.text)) await send();
+          const last = lines.end(sizes);
+          if (last.length) add(recordResult(last[0]), sizes[0] as number);
+        } else if (format === 'combo' || format === 'stealer') {
+          const told = job.format || detected.separator ? format : undefined;
+          const lines = new DumpLines(told, job.separator ?? detected.separator);
+          let announced = false;
+          const take = async (read: Iterable<ReadLine>) => {
+            for (const l of read) {
+              if (!announced && lines.told) {
+                announced = true;
+                announce(input.name, lines.told.format, lines.told.separator);
+              }
+              const result = lineResult(l.parsed);
+              if (add(result, l.bytes, l.line, result.ok ? undefined : l.text)) await send();
+            }
+          };
+          try {
+            for await (const chunk of all) await take(lines.push(chunk.toString('utf8')));
+            await take(lines.push('', true));
+            if (!announced) announce(input.name, lines.told?.format ?? format, lines.told?.separator);
+          } catch (err) {
+            // Cut short: the whole lines read before are items too (see dumpLineItems).
+            if (err instanceof ExpansionLimit) await take(lines.drain());
+            throw err;
           }
-        };
-        for await (const chunk of all) await take(chunk.toString('utf8'), false);
-        await take('', true);
-      } else {
-        // CSV, TSV and JSON arrays: the bytes read since the previous item are this item's.
-        let read = 0;
-        let counted = 0;
-        const counting = async function* () {
-          for await (const c of all) {
-            read += c.length;
-            yield c;
+        } else {
+          announce(input.name, format);
+          // CSV, TSV and JSON arrays: the bytes read since the previous item are this item's.
+          let read = 0;
+          let counted = 0;
+          const counting = async function* () {
+            for await (const c of all) {
+              read += c.length;
+              // One record is far smaller (see MAX_NDJSON_LINE_BYTES): its parser would hold it whole.
+              if (read - counted > MAX_ITEM_BYTES) throw new Error(`a record longer than ${MAX_ITEM_BYTES} bytes`);
+              yield c;
+            }
+          };
+          for await (const { value } of readItems(Readable.from(counting()), format, { columns: job.columns })) {
+            const bytes = read - counted;
+            counted = read;
+            if (add(recordResult(value), bytes)) await send();
           }
-        };
-        for await (const { value } of readItems(Readable.from(counting()), format, { columns: job.columns })) {
-          const bytes = read - counted;
-          counted = read;
-          if (add(recordResult(value), bytes)) await send();
         }
+      } catch (err) {
+        if (err instanceof UnknownLineFormat) throw new Error(`cannot tell the format of ${input.name} from its content: pass --format ${IMPORT_FORMATS.join('|')}`);
+        if (!(err instanceof ExpansionLimit)) throw err;
+        cut.push([input.name, err.message]);
+      } finally {
+        windows1252Lines += encoding.windows1252Lines;
       }
     }
     if (batch.count) await send();
-    last = { type: 'done', reasons: [...reasons], windows1252Lines: encoding.windows1252Lines };
+    last = { type: 'done', reasons: [...reasons], windows1252Lines, cut };
   } catch (err) {
     // What was read before the failure goes to the writer first, which stores it (see ingest()).
     if (batch.count) await send();

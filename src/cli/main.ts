@@ -2,7 +2,7 @@ import { pathToFileURL } from 'node:url';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { createServices } from '../app.js';
 import { type Separator } from '../domain/dump-lines.js';
-import { IMPORT_FORMATS } from './dump-input.js';
+import { DEFAULT_EXPANSION, IMPORT_FORMATS } from './dump-input.js';
 import { ImportError, type ImportFormat, importLeaks } from './import-leaks.js';
 import { type Config, ConfigError, loadConfig, parseWorkers, PLANS, type Plan } from '../config.js';
 import { serve } from './serve.js';
@@ -41,6 +41,13 @@ const parsePlan = (v: string): Plan => {
 };
 
 /** --separator: one of the separators dumps use; `\t` (or "tab") for a tab. */
+/** A whole number from 1 up, for a limit given on the command line. */
+function positiveInteger(v: string): number {
+  const n = Number(v);
+  if (!/^\d+$/.test(v.trim()) || n < 1 || !Number.isSafeInteger(n)) throw new InvalidArgumentError('expected a whole number from 1');
+  return n;
+}
+
 function separatorOf(v: string): Separator {
   const s = v === '\\t' || v.toLowerCase() === 'tab' ? '\t' : v;
   if (![':', ';', '|', ' ', '\t'].includes(s)) throw new InvalidArgumentError('expected one of ":", ";", "|", " " or "\\t"');
@@ -162,15 +169,17 @@ export function buildCli(): Command {
     .option('--rejects <file>', 'write every rejected line or record there, as NDJSON (line number, reason, text)')
     .option('--create-source', 'create the source when it does not exist', false)
     .option('--no-progress', 'no progress bar (a line every few seconds instead)')
+    .addOption(new Option('--max-expansion-ratio <n>', 'a compressed member (gzip, zip) that gives more than n bytes per compressed byte, once past its first 16 MiB, is ended there: the records read before it are stored and the next member is read').default(DEFAULT_EXPANSION.ratio).argParser(positiveInteger))
+    .addOption(new Option('--max-expanded-size <bytes>', 'a compressed member that gives more bytes than this is ended there, as above').default(DEFAULT_EXPANSION.bytes).argParser(positiveInteger))
     .option('--bulk', 'For large files: set the search indexes aside while loading and rebuild them at the end (several times faster; searches are slower meanwhile, and on SQLite full-text searches answer 503 until it ends)', false)
     .addHelpText(
       'after',
-      '\nCombolists: the first separator (":", ";", "|" or tab) splits login from secret; a login that parses as an e-mail is the e-mail, else the username; a secret of 40 hex digits is a SHA-1, one of 32 or 64 hex digits, a bcrypt or an argon2 hash is kept as a hash (extra.password_hash, extra.hash_type), anything else is a password (hashed and masked, never stored).\nStealer logs: url<SEP>login<SEP>password with ":", "|", ";", space or tab; the URL\'s host is the record\'s domain unless the login is an e-mail (the URL is kept in extra.url), an Android app id in extra.app.\nCSV and TSV columns named email, username, domain, ip, phone, full_name, password, password_sha1 or leaked_at fill those fields; any other column goes to extra.\nBlank lines and lines starting with # are skipped.\nExit status: 0 when the file was read to its end (rejected lines are counted and listed, not fatal), 1 on a fatal error (a file broken part-way: the records before the broken place are stored, and the message says how many), 130 when stopped by Ctrl-C (143 by SIGTERM): the records read until then are stored, and running the same command again loads the rest.',
+      '\nCombolists: the first separator (":", ";", "|" or tab) splits login from secret; a login that parses as an e-mail is the e-mail, else the username; a secret of 40 hex digits is a SHA-1, one of 32 or 64 hex digits, a bcrypt or an argon2 hash is kept as a hash (extra.password_hash, extra.hash_type), anything else is a password (hashed and masked, never stored).\nStealer logs: url<SEP>login<SEP>password with ":", "|", ";", space or tab; the URL\'s host is the record\'s domain unless the login is an e-mail (the URL is kept in extra.url), an Android app id in extra.app.\nCSV and TSV columns named email, username, domain, ip, phone, full_name, password, password_sha1 or leaked_at fill those fields; any other column goes to extra.\nBlank lines and lines starting with # are skipped; a line longer than 4,096 characters (NDJSON: 1 MiB) is rejected as it streams, never held whole.\nExit status: 0 when the file was read to its end (rejected lines are counted and listed, not fatal), 1 on a fatal error (a file broken part-way: the records before the broken place are stored, and the message says how many) or when a compressed member was ended by the expansion limits (every other member is still read and stored), 130 when stopped by Ctrl-C (143 by SIGTERM): the records read until then are stored, and running the same command again loads the rest.',
     )
     .action(
       async (
         file: string,
-        opts: { source: string; format?: ImportFormat; separator?: Separator; columns?: string[]; rejects?: string; kind?: SourceKind; createSource: boolean; progress: boolean; bulk: boolean },
+        opts: { source: string; format?: ImportFormat; separator?: Separator; columns?: string[]; rejects?: string; kind?: SourceKind; createSource: boolean; progress: boolean; bulk: boolean; maxExpansionRatio: number; maxExpandedSize: number },
       ) => {
         const stop = stopOnSignal();
         try {
@@ -182,6 +191,7 @@ export function buildCli(): Command {
               separator: opts.separator,
               columns: opts.columns,
               rejects: opts.rejects,
+              expansion: { ratio: opts.maxExpansionRatio, bytes: opts.maxExpandedSize },
               kind: opts.kind,
               createSource: opts.createSource,
               progress: opts.progress ? undefined : false,

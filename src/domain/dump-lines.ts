@@ -192,34 +192,140 @@ export function sampleLines(head: string): string[] {
 /** A line of a dump as read: its number from 1, its text, its bytes of input, and what it gives. */
 export interface ReadLine {
   line: number;
+  /** The line, or for one past MAX_LINE its first MAX_LINE characters (the rest was never held). */
   text: string;
   bytes: number;
   parsed: LineResult;
 }
 
+/** Lines that cannot be told apart as combolist or stealer-log lines, in a sample of `sampled` lines. */
+export class UnknownLineFormat extends Error {
+  constructor(readonly sampled: number) {
+    super('cannot tell combolist from stealer-log lines');
+    this.name = 'UnknownLineFormat';
+  }
+}
+
+/** What is sampled to tell the format and separator when they are not given: up to this much text, ... */
+const SAMPLE_CHARS = 64 * 1024;
+/** ... this many lines that say something, ... */
+const SAMPLE_LINES = 200;
+/** ... or lines read in all (over-long ones, which say nothing, included). */
+const SAMPLE_READ = 10_000;
+
+const tooLong = (): LineResult => ({ ok: false, reason: `line longer than ${MAX_LINE} characters` });
+
 /**
  * Combolist or stealer-log lines as text arrives (UTF-8, cut anywhere): each whole line parsed,
  * numbered from 1 with blank and `#` lines counted but skipped, CR of CRLF dropped. The import's
  * reader thread and the API's text/plain body read through it.
+ *
+ * A line past MAX_LINE characters is rejected as it streams: its first MAX_LINE characters are
+ * kept (for the rejects file), the rest counted and dropped, so memory stays flat and time linear
+ * whatever a line's length. The format or separator not given are told from the first lines
+ * (SAMPLE_*), which are held until then; `UnknownLineFormat` when they read as neither.
  */
 export class DumpLines {
   private lineNo = 0;
   private carry = '';
+  /** Bytes of the current line dropped past MAX_LINE (0: not past it). */
+  private dropped = 0;
+  private format: LineFormat | undefined;
+  private separator: Separator | undefined;
+  /** Lines read while the format or separator is still unknown; null once both are known. */
+  private held: Array<{ line: number; text: string; bytes: number; long: boolean }> | null = null;
+  private heldChars = 0;
+  private heldMeaningful = 0;
 
-  constructor(
-    private readonly format: LineFormat,
-    private readonly separator: Separator,
-  ) {}
+  constructor(format?: LineFormat, separator?: Separator) {
+    this.format = format;
+    this.separator = separator;
+    if (!format || !separator) this.held = [];
+  }
 
   /** The lines `text` completes (every line left, with `final`). */
   *push(text: string, final = false): Generator<ReadLine> {
-    const lines = (this.carry + text).split('\n');
-    this.carry = final ? '' : (lines.pop() as string);
-    for (const raw of lines) {
-      this.lineNo++;
-      const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
-      if (line.trim() === '' || line.startsWith('#')) continue;
-      yield { line: this.lineNo, text: line, bytes: Buffer.byteLength(raw) + 1, parsed: parseLine(this.format, line, this.separator) };
+    let start = 0;
+    for (let nl = text.indexOf('\n'); nl !== -1; nl = text.indexOf('\n', start)) {
+      yield* this.line(text.slice(start, nl), true);
+      start = nl + 1;
     }
+    const rest = text.slice(start);
+    if (this.dropped) this.dropped += Buffer.byteLength(rest);
+    else this.carry += rest;
+    if (this.carry.length > MAX_LINE + 1) {
+      // Too long already, wherever it ends: only its beginning is kept.
+      this.dropped = Buffer.byteLength(this.carry) - Buffer.byteLength(this.carry.slice(0, MAX_LINE));
+      this.carry = this.carry.slice(0, MAX_LINE);
+    }
+    if (final) {
+      if (this.carry || this.dropped) yield* this.line('', false);
+      yield* this.release();
+    }
+  }
+
+  /**
+   * The lines read so far that are whole, at the end of an input cut short (a stream that fails):
+   * the held ones are given too (the format told from them), the line begun is dropped.
+   */
+  *drain(): Generator<ReadLine> {
+    this.carry = '';
+    this.dropped = 0;
+    yield* this.release();
+  }
+
+  /** One line ended: `piece` is its last part, `newline` whether a newline ended it. */
+  private *line(piece: string, newline: boolean): Generator<ReadLine> {
+    const long = this.dropped > 0 || this.carry.length + piece.length > MAX_LINE + 1;
+    let raw: string;
+    let bytes: number;
+    if (long) {
+      const whole = this.dropped ? this.carry : this.carry + piece;
+      raw = whole.slice(0, MAX_LINE);
+      bytes = Buffer.byteLength(whole) + this.dropped + (this.dropped ? Buffer.byteLength(piece) : 0) + (newline ? 1 : 0);
+    } else {
+      raw = this.carry + piece;
+      bytes = Buffer.byteLength(raw) + (newline ? 1 : 0);
+    }
+    this.carry = '';
+    this.dropped = 0;
+    this.lineNo++;
+    const line = !long && raw.endsWith('\r') ? raw.slice(0, -1) : raw;
+    if (!long && (line.trim() === '' || line.startsWith('#'))) return;
+    if (this.held) {
+      this.held.push({ line: this.lineNo, text: line, bytes, long });
+      if (!long) {
+        this.heldChars += line.length;
+        this.heldMeaningful++;
+      }
+      if (this.heldChars >= SAMPLE_CHARS || this.heldMeaningful >= SAMPLE_LINES || this.held.length >= SAMPLE_READ) yield* this.release();
+      return;
+    }
+    yield this.read(this.lineNo, line, bytes, long);
+  }
+
+  /** Tells the format and separator from the lines held, then gives them. */
+  private *release(): Generator<ReadLine> {
+    const held = this.held;
+    if (!held) return;
+    this.held = null;
+    const sample = held.filter((h) => !h.long).map((h) => h.text);
+    if (sample.length === 0 && held.length === 0) return;
+    if (!this.format) {
+      const found = detectLineFormat(sample);
+      if (!found) throw new UnknownLineFormat(sample.length);
+      this.format = found.format;
+    }
+    this.separator ??= bestSeparator(this.format, sample).separator;
+    for (const h of held) yield this.read(h.line, h.text, h.bytes, h.long);
+  }
+
+  private read(line: number, text: string, bytes: number, long: boolean): ReadLine {
+    return { line, text, bytes, parsed: long ? tooLong() : parseLine(this.format as LineFormat, text, this.separator as Separator) };
+  }
+
+  /** The format and separator read with (told from the first lines when not given); undefined until told. */
+  get told(): { format: LineFormat; separator: Separator } | undefined {
+    return this.format && this.separator && !this.held ? { format: this.format, separator: this.separator } : undefined;
   }
 }

@@ -1,12 +1,13 @@
 import { isUtf8 } from 'node:buffer';
 import { randomUUID } from 'node:crypto';
-import { type IncomingMessage, STATUS_CODES as STATUS_TEXT } from 'node:http';
+import { type IncomingMessage, type ServerResponse, STATUS_CODES as STATUS_TEXT } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import { NUL_MESSAGE } from '../domain/ioc.js';
 import { AppError, type ErrorCode, type FieldError, type Problem, problem, validation } from './errors.js';
+import { redactUrl } from './redact.js';
 import { SECURITY_HEADERS } from './security-headers.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
@@ -148,6 +149,25 @@ export function frameworkErrors(_err: FastifyError, request: FastifyRequest, rep
   return sendProblem(reply.header('x-request-id', request.id), problem(404, 'not_found', 'Not found.', String(request.id)));
 }
 
+/** A problem+json answer written straight to a socket or response, outside Fastify: its id, head fields and body. */
+function rawProblem(status: number, code: ErrorCode, detail: string, extraHeaders: Record<string, string> = {}) {
+  const id = randomUUID();
+  const body = JSON.stringify(problem(status, code, detail, id));
+  const headers: Record<string, string> = { ...SECURITY_HEADERS, 'x-request-id': id, 'content-type': 'application/problem+json', 'content-length': String(Buffer.byteLength(body)), connection: 'close', ...extraHeaders };
+  return { id, headers, body };
+}
+
+/** Writes a problem+json answer on a socket Fastify never saw a request on, then closes it. */
+function answerSocket(log: FastifyInstance['log'], socket: Duplex, status: number, code: ErrorCode, detail: string, logged: Record<string, unknown>, extraHeaders?: Record<string, string>): void {
+  const { id, headers, body } = rawProblem(status, code, detail, extraHeaders);
+  log.info({ reqId: id, status, ...logged }, 'malformed request');
+  if (socket.writable) {
+    const head = Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('');
+    socket.write(`HTTP/1.1 ${status} ${STATUS_TEXT[status]}\r\n${head}\r\n${body}`);
+  }
+  socket.destroy();
+}
+
 /**
  * A request Node's HTTP parser refused before Fastify saw it (a space or a raw non-ASCII byte in
  * the target, headers past the size limit, a request not sent in time): answered as problem+json
@@ -162,15 +182,60 @@ export function clientErrorHandler(this: FastifyInstance, err: Error & { code?: 
       : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
         ? [408, 'request_timeout', 'The request was not received in time.']
         : [400, 'malformed_request', 'The request is not valid HTTP/1.1 (for example a space or a raw non-ASCII byte in the URL: percent-encode it).'];
-  const id = randomUUID();
-  const body = JSON.stringify(problem(status, code, detail, id));
-  this.log.info({ reqId: id, status, error: err.code ?? 'unknown' }, 'malformed request');
-  if (socket.writable) {
-    const headers = { ...SECURITY_HEADERS, 'x-request-id': id, 'content-type': 'application/problem+json', 'content-length': String(Buffer.byteLength(body)), connection: 'close' };
-    const head = Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('');
-    socket.write(`HTTP/1.1 ${status} ${STATUS_TEXT[status]}\r\n${head}\r\n${body}`);
+  answerSocket(this.log, socket, status, code, detail, { error: err.code ?? 'unknown' });
+}
+
+/**
+ * What Node's HTTP server answers itself, bare, unless told otherwise: CONNECT (this is no proxy:
+ * 405) and an Expect other than 100-continue (417). Both as problem+json, then the connection closed.
+ */
+export function answerServerEvents(app: FastifyInstance): void {
+  app.server.on('connect', (_req: IncomingMessage, socket: Duplex) => {
+    answerSocket(app.log, socket, 405, 'method_not_allowed', 'Method "CONNECT" not allowed: this server is not a proxy.', { method: 'CONNECT' }, { allow: 'GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS' });
+  });
+  app.server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
+    const { id, headers, body } = rawProblem(417, 'expectation_failed', 'Only "Expect: 100-continue" is supported.');
+    app.log.info({ reqId: id, status: 417, method: req.method, url: redactUrl(req.url ?? '') }, 'request');
+    res.writeHead(417, headers).end(body);
+  });
+}
+
+/**
+ * Watches a request's body while it arrives: when no byte of it comes for `ms`, the reader of the
+ * body fails with 408 (answered as problem+json, the connection closed). The socket's idle timer
+ * is used (through the request, whose 'timeout' listener keeps Node from destroying the socket):
+ * Node's parser refreshes it as it reads, where a 'data' listener would take the body from its reader.
+ */
+function watchBody(request: FastifyRequest, reply: FastifyReply, ms: number): void {
+  const raw = request.raw;
+  // An injected request (tests) has no real socket, and its body is there whole.
+  if (typeof (raw.socket as typeof raw.socket | undefined)?.setTimeout !== 'function') return;
+  const socket = raw.socket;
+  const stop = () => {
+    socket.setTimeout(0);
+    raw.off('timeout', expire);
+    raw.off('end', stop);
+    reply.raw.off('finish', stop);
+  };
+  function expire() {
+    stop();
+    const err = new AppError('request_timeout', 408, `The request body was not received in time: no byte of it came for ${ms / 1000} s.`, { headers: { connection: 'close' } });
+    // Something reads the body (the JSON parser, a streaming route): it fails with the 408.
+    if (raw.listenerCount('error') > 0) {
+      raw.emit('error', err);
+      return;
+    }
+    if (!reply.sent) {
+      const [p, headers] = toProblem(err, request);
+      void sendProblem(reply, p, headers);
+      return;
+    }
+    socket.destroy();
   }
-  socket.destroy();
+  // The request's own timeout event: with a listener there, Node leaves the socket to it.
+  raw.setTimeout(ms, expire);
+  raw.once('end', stop);
+  reply.raw.once('finish', stop);
 }
 
 /**
@@ -214,7 +279,7 @@ export function nulField(value: unknown): string | null {
  * error (Fastify's own included), 308 to the slashed path, 405 with Allow, and read-only body fields ignored.
  */
 export const conventions = fp(
-  async (app: FastifyInstance, options: { bareNotFound?: readonly string[]; foreignErrors?: readonly ForeignErrors[] }) => {
+  async (app: FastifyInstance, options: { bareNotFound?: readonly string[]; foreignErrors?: readonly ForeignErrors[]; bodyTimeoutMs?: number }) => {
     // A second router that mirrors Fastify's, to tell "no such path" from "wrong method" and
     // "missing trailing slash" from the not-found handler.
     const mirror = FindMyWay({ ignoreTrailingSlash: false });
@@ -266,8 +331,18 @@ export const conventions = fp(
     });
 
     // Hooks of every request take a callback: an async one costs a promise per request.
+    const bodyTimeoutMs = options.bodyTimeoutMs ?? 0;
     app.addHook('onRequest', (request, reply, done) => {
       reply.header('x-request-id', request.id);
+      const raw = request.raw;
+      // Node takes a request without Host (the server does not require it, so that this answers)
+      // and keeps the first of two: HTTP/1.1 wants exactly one (RFC 9112 section 3.2).
+      const hosts = raw.headers.host === undefined ? 0 : countHeader(raw.rawHeaders, 'host');
+      if (hosts > 1 || (hosts === 0 && raw.httpVersion === '1.1')) {
+        reply.header('connection', 'close');
+        return done(new AppError('malformed_request', 400, hosts === 0 ? 'The request has no Host header (HTTP/1.1 requires one).' : 'The request has more than one Host header.'));
+      }
+      if (bodyTimeoutMs > 0 && !raw.complete && (raw.headers['transfer-encoding'] !== undefined || Number(raw.headers['content-length'] ?? 0) > 0)) watchBody(request, reply, bodyTimeoutMs);
       done();
     });
 
@@ -334,6 +409,13 @@ export const conventions = fp(
 export interface ForeignErrors {
   prefix: string;
   send(reply: FastifyReply, status: 404 | 405, title: string): FastifyReply;
+}
+
+/** How many times a header is sent (`rawHeaders`: names and values in turn). */
+function countHeader(rawHeaders: readonly string[], name: string): number {
+  let n = 0;
+  for (let i = 0; i < rawHeaders.length; i += 2) if ((rawHeaders[i] as string).toLowerCase() === name) n++;
+  return n;
 }
 
 function splitUrl(url: string): [string, string] {

@@ -1,5 +1,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
+const DEFAULT_TOTAL_GAUGES = ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total'];
+
 /** The Prometheus metrics of this process (served at /metrics when THREATMON_METRICS=true). */
 export class Metrics {
   readonly registry = new Registry();
@@ -88,6 +90,11 @@ export class Metrics {
   collect: () => Promise<string> = () => this.registry.metrics();
 
   constructor(withDefaults: boolean) {
-    if (withDefaults) collectDefaultMetrics({ register: this.registry, prefix: 'threatmon_' });
+    if (withDefaults) {
+      collectDefaultMetrics({ register: this.registry, prefix: 'threatmon_' });
+      // prom-client names three gauges `..._total`, a suffix Prometheus keeps for counters (promtool
+      // refuses it); each is the sum of the gauge of the same name without it, kept by type.
+      for (const name of DEFAULT_TOTAL_GAUGES) this.registry.removeSingleMetric(`threatmon_${name}`);
+    }
   }
 }

@@ -7,7 +7,7 @@ import { leaksRoutes } from './leaks.routes.js';
 import { LeaksService } from './leaks.service.js';
 
 export { IngestCutOff, type IngestItem, type IngestReport, LeaksService } from './leaks.service.js';
-export { lineResult, NdjsonLines, recordResult } from './ndjson-lines.js';
+export { lineResult, MAX_NDJSON_LINE_BYTES, NdjsonLines, recordResult } from './ndjson-lines.js';
 export { RECORD_JSON, RECORD_JSON_PG_VALUE, type HashMode, type SourceRow } from './leaks.repository.js';
 export { LeakRecordSchema, SOURCE_KINDS, type SourceKind } from './leaks.schemas.js';
 
