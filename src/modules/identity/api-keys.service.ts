@@ -1,13 +1,17 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { ListParams, ListResult } from '../../db/listing.js';
 import type { AppDeps } from '../../deps.js';
-import { AppError, forbidden, notFound, validation } from '../../http/errors.js';
+import type { Kysely } from 'kysely';
+import type { DB } from '../../db/schema.js';
+import { forbidden, notFound, validation } from '../../http/errors.js';
 import type { PrincipalCache } from '../../runtime/principal-cache.js';
 import { type AuditLog, diff } from '../audit/index.js';
 import { apiKeyListing } from './api-keys.lists.js';
 import type { ApiKeyRow, ApiKeysRepository } from './api-keys.repository.js';
 import type { ApiKeyOut } from './api-keys.schemas.js';
-import { framePrincipal, hasRole, type Principal } from './principal.js';
+import { framePrincipal, hasRole, type Principal, requirePerson } from './principal.js';
+import { throttled } from './throttle.js';
+import { unauthenticated } from './tokens.js';
 import { ROLE_RANK, type Role, type UsersRepository } from './users.repository.js';
 
 /** `tm_` and 43 characters of base64url: 256 bits from the CSPRNG. */
@@ -23,7 +27,10 @@ export const keyHash = (key: string) => createHash('sha256').update(key).digest(
 export const isApiKey = (credential: string) => credential.startsWith('tm_');
 
 /** Unknown, revoked, expired or no longer backed by its creator: one answer for all. */
-export const invalidApiKey = () => new AppError('token_invalid', 401, 'Invalid API key.');
+export const invalidApiKey = () => unauthenticated('token_invalid', 'Invalid API key.');
+
+/** Failed key authentications from one address in a throttle window, past which its unknown keys are 429. */
+export const MAX_KEY_FAILURES_PER_IP = 50;
 
 export function presentApiKey(r: ApiKeyRow): ApiKeyOut {
   return {
@@ -38,7 +45,7 @@ export function presentApiKey(r: ApiKeyRow): ApiKeyOut {
   };
 }
 
-type KeysDeps = Pick<AppDeps, 'database' | 'clock' | 'newId' | 'principals'>;
+type KeysDeps = Pick<AppDeps, 'database' | 'clock' | 'newId' | 'principals' | 'counters' | 'metrics'>;
 
 /**
  * API keys: made, listed, renamed and revoked by their users (admins: the organization's), and
@@ -53,7 +60,7 @@ export class ApiKeysService {
   constructor(
     private readonly deps: KeysDeps,
     private readonly repo: ApiKeysRepository,
-    users: UsersRepository,
+    private readonly users: UsersRepository,
     private readonly audit: AuditLog,
   ) {
     this.findPrincipal = users.principalLookup(deps.database.db);
@@ -69,7 +76,7 @@ export class ApiKeysService {
 
   /** Keys are managed by people: a key may not make or revoke keys. */
   private assertPerson(p: Principal) {
-    if (p.apiKey) throw forbidden('API keys cannot manage API keys: log in to do this.');
+    requirePerson(p, 'API keys cannot manage API keys');
   }
 
   /** Admins see every key of the organization; others their own. */
@@ -79,6 +86,13 @@ export class ApiKeysService {
 
   private assertRole(p: Principal, role: Role) {
     if (ROLE_RANK[role] > ROLE_RANK[p.role]) throw forbidden(`A key's role cannot be above yours (${p.role}).`);
+  }
+
+  /** A key acts for its creator: its role may not be above the creator's (a key above it would stand for nobody). */
+  private async assertWithinCreator(db: Kysely<DB>, row: ApiKeyRow, role: Role) {
+    const creator = await this.users.findById(db, row.user_id);
+    const creatorRole = (creator?.role ?? 'viewer') as Role;
+    if (ROLE_RANK[role] > ROLE_RANK[creatorRole]) throw forbidden(`A key's role cannot be above its creator's (${creatorRole}).`);
   }
 
   async create(p: Principal, body: { name: string; role?: Role; expires_at?: string | null }, ip: string): Promise<ApiKeyOut & { key: string }> {
@@ -133,6 +147,7 @@ export class ApiKeysService {
     const updated = await this.db.transaction().execute(async (trx) => {
       const row = await this.repo.find(trx, p.organization.id, this.scope(p), id);
       if (!row) throw notFound();
+      if (patch.role !== undefined) await this.assertWithinCreator(trx, row, patch.role);
       const changes = diff(row as unknown as Record<string, unknown>, patch);
       if (Object.keys(changes).length === 0) return row;
       await this.repo.update(trx, id, { ...patch, updated_at: this.deps.clock().toISOString() });
@@ -166,12 +181,17 @@ export class ApiKeysService {
     let principal = this.principals.get(cacheKey);
     if (!principal) {
       const mark = this.principals.mark();
-      const row = await this.repo.byHash(this.db, hash);
-      if (!row || !timingSafeEqual(Buffer.from(row.key_hash), Buffer.from(hash))) throw invalidApiKey();
-      const found = await this.findPrincipal(row.user_id);
-      const role = row.role as Role;
-      if (!found?.is_active || ROLE_RANK[found.role as Role] < ROLE_RANK[role]) throw invalidApiKey();
-      principal = framePrincipal(found, { role, endedSessions: new Set<string>(), apiKey: { id: row.id, expiresAt: row.expires_at } });
+      // A key not remembered is looked up under the address's throttle: guessing costs a lookup each.
+      const found = await throttled(this.deps, { limits: [[`apikey:ip:${ip}`, MAX_KEY_FAILURES_PER_IP]], code: 'rate_limited', refused: 'Too many failed API key authentications from this address;', metric: 'api_key' }, async () => {
+        const row = await this.repo.byHash(this.db, hash);
+        if (!row || !timingSafeEqual(Buffer.from(row.key_hash), Buffer.from(hash))) return null;
+        const user = await this.findPrincipal(row.user_id);
+        const role = row.role as Role;
+        if (!user?.is_active || ROLE_RANK[user.role as Role] < ROLE_RANK[role]) return null;
+        return framePrincipal(user, { role, endedSessions: new Set<string>(), apiKey: { id: row.id, expiresAt: row.expires_at } });
+      });
+      if (!found) throw invalidApiKey();
+      principal = found;
       this.principals.put(cacheKey, principal, mark);
     }
     const now = this.deps.clock();

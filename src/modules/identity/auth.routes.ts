@@ -86,9 +86,9 @@ export const privateAuthRoutes: FastifyPluginAsyncTypebox<{ auth: AuthService }>
       schema: {
         tags,
         summary: 'Change your password',
-        description: 'The new password needs 12+ characters, must not be the username nor appear in a known breach. Ends every session of yours: refresh and access tokens alike (within 2 s on every node). A wrong `current_password` counts as a failed login of your username for the login throttle (10 per 15 min, then 429).',
+        description: 'The new password needs 12+ characters, must not be the username nor appear in a known breach. Ends every session of yours: refresh and access tokens alike (within 2 s on every node). A wrong `current_password` counts as a failed login of your username for the login throttle (10 per 15 min, then 429). A person\'s session only: with an API key, 403.',
         body: PasswordChangeSchema,
-        response: { 204: Type.Null({ description: 'Changed.' }), ...errorResponses(400, 401, 415) },
+        response: { 204: Type.Null({ description: 'Changed.' }), ...errorResponses(400, 401, 403, 415, 429) },
       },
     },
     async (request, reply) => {

@@ -1,6 +1,6 @@
 import type { ClientRequest } from '../../domain/client-request.js';
 import type { AppDeps } from '../../deps.js';
-import type { Principal } from './principal.js';
+import { type Principal, requirePerson } from './principal.js';
 import { AppError, validation } from '../../http/errors.js';
 import type { AuditLog } from '../audit/index.js';
 import type { User, UsersRepository } from './users.repository.js';
@@ -9,9 +9,9 @@ import { hashPassword, type PasswordPolicy, verifyPassword } from './passwords.j
 import { SessionsRepository } from './sessions.repository.js';
 import type { Hooks } from '../../runtime/hooks.js';
 import type { AppHooks } from '../hooks.js';
+import { throttled } from './throttle.js';
 import { assertActive, type TokenService, unauthenticated } from './tokens.js';
 
-const THROTTLE_WINDOW_MS = 15 * 60 * 1000;
 export const MAX_FAILURES_PER_USERNAME = 10;
 export const MAX_FAILURES_PER_IP = 50;
 
@@ -53,30 +53,9 @@ export class AuthService {
     return { access: access.token, refresh: refresh.token, token_type: 'Bearer', expires_in: this.tokens.ttl('access') };
   }
 
-  /**
-   * A password check under the login throttle, per username and per client IP over a fixed
-   * 15-minute window opened by the first failure: at the limit every attempt (a right password
-   * too) is 429 and is not counted. The attempt's place is taken before the password is checked
-   * and given back when it is right, so concurrent attempts cannot all pass the limit.
-   */
-  private async throttled<T>(username: string, ip: string, check: () => Promise<T | null>): Promise<T | null> {
-    const { counters } = this.deps;
-    const keys = [`login:u:${username.toLowerCase()}`, `login:ip:${ip}`];
-    const limits = [MAX_FAILURES_PER_USERNAME, MAX_FAILURES_PER_IP];
-    const hits = await Promise.all(keys.map((key, i) => counters.hit(key, limits[i] as number, THROTTLE_WINDOW_MS)));
-    const giveBack = () => Promise.all(keys.filter((_, i) => hits[i]?.allowed).map((key) => counters.release(key)));
-    if (hits.some((h) => !h.allowed)) {
-      await giveBack();
-      const retry = Math.max(1, Math.ceil(Math.max(...hits.filter((h) => !h.allowed).map((h) => h.resetMs)) / 1000));
-      this.deps.metrics.rateLimited.inc({ kind: 'login' });
-      throw new AppError('login_throttled', 429, `Too many failed logins; retry in ${retry} s.`, {
-        headers: { 'retry-after': String(retry) },
-        body: { retry_after: retry },
-      });
-    }
-    const passed = await check();
-    if (passed !== null) await giveBack();
-    return passed;
+  /** A password check under the login throttle, per username and per client IP (see throttled). */
+  private throttled<T>(username: string, ip: string, check: () => Promise<T | null>): Promise<T | null> {
+    return throttled(this.deps, { limits: [[`login:u:${username.toLowerCase()}`, MAX_FAILURES_PER_USERNAME], [`login:ip:${ip}`, MAX_FAILURES_PER_IP]], code: 'login_throttled', refused: 'Too many failed logins;', metric: 'login' }, check);
   }
 
   async login(username: string, password: string, request: ClientRequest): Promise<TokenPair> {
@@ -206,6 +185,7 @@ export class AuthService {
   }
 
   async changePassword(p: Principal, current: string, next: string, ip: string): Promise<void> {
+    requirePerson(p, 'An API key cannot change a password');
     // The stored hash, not the principal's: a principal may be remembered from before a change made elsewhere.
     // A wrong current password is a failed login of this username: a stolen access token must not
     // allow guessing the password at the speed of the API.

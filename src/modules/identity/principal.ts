@@ -56,6 +56,14 @@ export function actorOf(request: FastifyRequest): { p: Principal; ip: string } {
   return { p: principalOf(request), ip: request.ip };
 }
 
+/**
+ * What a person does about their own credentials (their password, their API keys) needs a person's
+ * session: 403 for an API key, which acts for a person without being one.
+ */
+export function requirePerson(p: Principal, refusal: string): void {
+  if (p.apiKey) throw forbidden(`${refusal}: log in to do this.`);
+}
+
 export function hasRole(p: Principal, role: Role): boolean {
   return ROLE_RANK[p.role] >= ROLE_RANK[role];
 }
