@@ -455,4 +455,21 @@ describe('data migrations', () => {
     expect((await options()).leak_records_phone_idx).toEqual(['fillfactor=100']);
     expect((await leaks.search(parseLeakSearch({ phone: '+12025550130' }))).count).toBe(1);
   });
+
+  it('0031 keeps one version of each leak source identity in TAXII exposures, first and latest', async () => {
+    const { db } = await beforeMigration('0031', { id: '00000000-0000-7000-8000-0000000001a1', name: 'Dump 0031' });
+    const org = '00000000-0000-7000-8000-0000000001a2';
+    const at = new Date().toISOString();
+    await db.insertInto('organizations').values({ id: org, name: 'org0031', plan: 'starter', created_at: at, updated_at: at }).execute();
+    const row = (stix: string, version: string, type = 'identity') => ({ organization_id: org, collection: 'exposures', stix_id: stix, type, version, added_us: null, first: true, superseded: false, object: JSON.stringify({ id: stix, created: version }) });
+    await db.insertInto('taxii_objects').values([row('identity--a', '2026-01-01T00:00:00.000Z'), row('identity--a', '2026-01-02T00:00:00.000Z'), row('identity--a', '2026-01-03T00:00:00.000Z'), row('identity--b', '2026-01-01T00:00:00.000Z'), row('sighting--c', '2026-01-01T00:00:00.000Z', 'sighting'), row('sighting--c', '2026-01-02T00:00:00.000Z', 'sighting')]).execute();
+    expect(await migrateToLatest(db)).toContain('0031_taxii_shared_once');
+    const kept = await db.selectFrom('taxii_objects').select(['stix_id', 'version', 'first', 'superseded']).orderBy('stix_id').orderBy('version').execute();
+    expect(kept.map((k) => [k.stix_id, k.version, Boolean(k.first), Boolean(k.superseded)])).toEqual([
+      ['identity--a', '2026-01-01T00:00:00.000Z', true, false],
+      ['identity--b', '2026-01-01T00:00:00.000Z', true, false],
+      ['sighting--c', '2026-01-01T00:00:00.000Z', true, false],
+      ['sighting--c', '2026-01-02T00:00:00.000Z', true, false],
+    ]);
+  });
 });

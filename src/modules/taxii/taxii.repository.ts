@@ -54,17 +54,23 @@ export class TaxiiRepository {
 
   /** The latest version of each of these objects, where one exists. */
   async latestVersions(db: Kysely<DB>, orgId: string, collection: CollectionKind, stixIds: string[]): Promise<Map<string, string>> {
-    const out = new Map<string, string>();
+    return new Map([...(await this.latestObjects(db, orgId, collection, stixIds, false))].map(([id, v]) => [id, v.version]));
+  }
+
+  /** The latest version of each of these objects, where one exists, with its text (unless `withObject` is false). */
+  async latestObjects(db: Kysely<DB>, orgId: string, collection: CollectionKind, stixIds: string[], withObject = true): Promise<Map<string, { version: string; object?: string }>> {
+    const out = new Map<string, { version: string; object?: string }>();
     for (let i = 0; i < stixIds.length; i += 500) {
       const rows = await db
         .selectFrom('taxii_objects')
         .select(['stix_id', 'version'])
+        .$if(withObject, (b) => b.select('object'))
         .where('organization_id', '=', orgId)
         .where('collection', '=', collection)
         .where('stix_id', 'in', stixIds.slice(i, i + 500))
         .where('superseded', '=', false)
         .execute();
-      for (const r of rows) if ((out.get(r.stix_id) ?? '') < r.version) out.set(r.stix_id, r.version);
+      for (const r of rows) if ((out.get(r.stix_id)?.version ?? '') <= r.version) out.set(r.stix_id, r as { version: string; object?: string });
     }
     return out;
   }

@@ -84,6 +84,8 @@ export const taxiiRoutes: FastifyPluginAsyncTypebox<{ taxii: TaxiiService; authe
     return sendTaxiiError(reply, p.status, p.title, p.detail, p.code);
   });
   app.decorateRequest('taxiiMedia', TAXII_MEDIA);
+  // A client writes in TAXII's own media type: read (within the limit) and set aside, the write is 403 anyway.
+  app.addContentTypeParser('application/taxii+json', { parseAs: 'buffer', bodyLimit }, (_request, _body, done) => done(null, undefined));
   // Accept is checked before credentials: a client that cannot read the answer learns it first.
   app.addHook('onRequest', async (request) => {
     const kind = request.routeOptions.config.taxii;

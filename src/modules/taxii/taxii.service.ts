@@ -36,6 +36,16 @@ interface EventObjects {
   versioned: Record<string, unknown>;
 }
 
+/** An object of an organization's collection, as the versions kept are looked up by. */
+const keyOf = (orgId: string, collection: CollectionKind, id: unknown) => `${orgId} ${collection} ${String(id)}`;
+
+/** Whether two versions of an object say the same, their dates aside. */
+function sameContent(a: Record<string, unknown>, b: Record<string, unknown>): boolean {
+  const { created: _c1, modified: _m1, ...restA } = a;
+  const { created: _c2, modified: _m2, ...restB } = b;
+  return JSON.stringify(restA) === JSON.stringify(restB);
+}
+
 /** One millisecond after a STIX timestamp: a version that must be later than the last one kept. */
 const after = (ts: string) => new Date(Date.parse(ts) + 1).toISOString();
 
@@ -79,7 +89,6 @@ export class TaxiiService {
       // The alert's observed-data never changes: it is shared like the identities; its sighting is its versions.
       return [{ e, collection: 'exposures', shared: [...shared, ...own.filter((o) => o.type !== 'sighting')], versioned: own.find((o) => o.type === 'sighting')! }];
     });
-    const keyOf = (orgId: string, collection: CollectionKind, id: unknown) => `${orgId} ${collection} ${String(id)}`;
     // The latest kept version of each object an update changes: its new version must come after it.
     const latest = new Map<string, string>();
     const changing = built.filter(({ e }) => !e.type.endsWith('.created'));
@@ -89,15 +98,11 @@ export class TaxiiService {
         for (const [id, version] of await this.repo.latestVersions(trx, orgId, collection, ids)) latest.set(keyOf(orgId, collection, id), version);
       }
     }
-    const shared = new Map<string, ObjectVersion>();
+    const shared = await this.sharedVersions(trx, built);
     const own: ObjectVersion[] = [];
-    const replacing = new Set<string>();
-    for (const { e, collection, shared: common, versioned } of built) {
+    const replacing = new Set<string>(shared.replacing);
+    for (const { e, collection, versioned } of built) {
       const orgId = e.organization_id;
-      for (const object of common) {
-        const version = String(object.modified ?? object.created ?? '');
-        shared.set(`${keyOf(orgId, collection, object.id)} ${version}`, { orgId, collection, stixId: object.id as string, type: object.type as string, version, object });
-      }
       const key = keyOf(orgId, collection, versioned.id);
       const previous = latest.get(key);
       let version = String(versioned.modified);
@@ -109,7 +114,50 @@ export class TaxiiService {
       own.push({ orgId, collection, stixId: versioned.id as string, type: versioned.type as string, version, object: { ...versioned, modified: version } });
     }
     // Shared objects first: what a reader needs comes no later than what refers to it.
-    await this.repo.addVersions(trx, [...shared.values(), ...own], replacing);
+    await this.repo.addVersions(trx, [...shared.versions, ...own], replacing);
+  }
+
+  /**
+   * The objects many events share (identities, the TLP marking, observables, observed-data): one
+   * version each, with the `created` of its first, and a new version only when the object changed
+   * (a renamed source or organization), `created` kept and `modified` after the last. Within the
+   * events, the first of an object gives its `created`, the last its content.
+   */
+  private async sharedVersions(trx: Kysely<DB>, built: EventObjects[]): Promise<{ versions: ObjectVersion[]; replacing: string[] }> {
+    const candidates = new Map<string, { orgId: string; collection: CollectionKind; object: Record<string, unknown> }>();
+    for (const { e, collection, shared } of built) {
+      for (const object of shared) {
+        const key = keyOf(e.organization_id, collection, object.id);
+        const first = candidates.get(key);
+        candidates.set(key, { orgId: e.organization_id, collection, object: first && object.created !== undefined ? { ...object, created: first.object.created } : object });
+      }
+    }
+    const stored = new Map<string, { version: string; object?: string }>();
+    const groups = new Map<string, { orgId: string; collection: CollectionKind; ids: string[] }>();
+    for (const c of candidates.values()) {
+      const group = `${c.orgId} ${c.collection}`;
+      if (!groups.has(group)) groups.set(group, { orgId: c.orgId, collection: c.collection, ids: [] });
+      groups.get(group)!.ids.push(c.object.id as string);
+    }
+    for (const { orgId, collection, ids } of groups.values()) {
+      for (const [id, v] of await this.repo.latestObjects(trx, orgId, collection, ids)) stored.set(keyOf(orgId, collection, id), v);
+    }
+    const versions: ObjectVersion[] = [];
+    const replacing: string[] = [];
+    for (const [key, { orgId, collection, object: candidate }] of candidates) {
+      const previous = stored.get(key);
+      let object = candidate;
+      if (previous) {
+        const kept = JSON.parse(previous.object as string) as Record<string, unknown>;
+        if (sameContent(kept, candidate)) continue;
+        // Changed: a new version of the same object, dated after the one it replaces.
+        const modified = String(candidate.modified ?? '') > previous.version ? String(candidate.modified) : after(previous.version);
+        object = { ...candidate, ...(kept.created !== undefined ? { created: kept.created, modified } : {}) };
+        replacing.push(key);
+      }
+      versions.push({ orgId, collection, stixId: object.id as string, type: object.type as string, version: String(object.modified ?? object.created ?? ''), object });
+    }
+    return { versions, replacing };
   }
 
   /** The organization's collections (made on first use, with ids that never change). */
