@@ -10,7 +10,7 @@ import { type AppDeps, createDeps, type DepsOverrides } from './deps.js';
 import { answerServerEvents, clientErrorHandler, conventions, type ForeignErrors, frameworkErrors, genReqId } from './http/conventions.js';
 import { redactUrl, SECRET_HEADERS } from './http/redact.js';
 import { SECURITY_HEADERS } from './http/security-headers.js';
-import { docs } from './http/docs.js';
+import { docs, favicon } from './http/docs.js';
 import { serviceRoutes } from './http/service.js';
 import type { BoundPlugin } from './http/routes.js';
 import { type AuditLog, createAuditModule } from './modules/audit/index.js';
@@ -96,7 +96,7 @@ export function createModules(deps: AppDeps, options: { scans?: ScanOptions; bul
   const lifecycles = [trackingTokens.lifecycle];
   // What each event type carries, for the OpenAPI document's webhooks section.
   const eventSchemas = { ...incidents.events, ...monitoring.events, ...trackingTokens.events };
-  return { services, jobs, lifecycles, site, eventSchemas, bareNotFound: [`${hibp.prefix}/`], foreignErrors: [taxii.foreignErrors], publicRoutes: identity.publicRoutes, authenticate: identity.authenticate, secured };
+  return { services, jobs, lifecycles, site, eventSchemas, bareNotFound: [`${hibp.prefix}/`], secretPaths: trackingTokens.secretPaths, foreignErrors: [taxii.foreignErrors], publicRoutes: identity.publicRoutes, authenticate: identity.authenticate, secured };
 }
 
 export function createServices(deps: AppDeps): Services {
@@ -222,7 +222,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   // The access log: one line per request, with its id (reqId), the time taken and the organization.
   app.addHook('onResponse', (request, reply, done) => {
     request.log.info(
-      { method: request.method, url: redactUrl(request.url), status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10, org: request.principal?.organization.id },
+      { method: request.method, url: redactUrl(request.url, modules.secretPaths), status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10, org: request.principal?.organization.id },
       'request',
     );
     done();
@@ -266,8 +266,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     });
   }
   await app.register(conventions, { bareNotFound, foreignErrors, bodyTimeoutMs: config.bodyTimeoutMs });
-  answerServerEvents(app);
+  answerServerEvents(app, modules.secretPaths);
   await app.register(docs, { events: modules.eventSchemas });
+  await app.register(favicon);
   await app.register(serviceRoutes, { deps });
   for (const r of modules.site) await r.register(app);
 

@@ -189,13 +189,13 @@ export function clientErrorHandler(this: FastifyInstance, err: Error & { code?: 
  * What Node's HTTP server answers itself, bare, unless told otherwise: CONNECT (this is no proxy:
  * 405) and an Expect other than 100-continue (417). Both as problem+json, then the connection closed.
  */
-export function answerServerEvents(app: FastifyInstance): void {
+export function answerServerEvents(app: FastifyInstance, secretPaths: readonly string[] = []): void {
   app.server.on('connect', (_req: IncomingMessage, socket: Duplex) => {
     answerSocket(app.log, socket, 405, 'method_not_allowed', 'Method "CONNECT" not allowed: this server is not a proxy.', { method: 'CONNECT' }, { allow: 'GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS' });
   });
   app.server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
     const { id, headers, body } = rawProblem(417, 'expectation_failed', 'Only "Expect: 100-continue" is supported.');
-    app.log.info({ reqId: id, status: 417, method: req.method, url: redactUrl(req.url ?? '') }, 'request');
+    app.log.info({ reqId: id, status: 417, method: req.method, url: redactUrl(req.url ?? '', secretPaths) }, 'request');
     res.writeHead(417, headers).end(body);
   });
 }

@@ -7,9 +7,11 @@ import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { type TSchema, Type } from 'typebox';
 import { ProblemSchema } from './errors.js';
+import { FAVICON_SVG, faviconIco } from './favicon.js';
 import { documentObject, documentRoute } from './openapi.js';
 
 const require = createRequire(import.meta.url);
+const REDOC_CDN_LOGO = 'https://cdn.redoc.ly/redoc/logo-mini.svg';
 const REDOC_BUNDLE = path.join(path.dirname(require.resolve('redoc/package.json')), 'bundles', 'redoc.standalone.js');
 
 export const API_DESCRIPTION = `
@@ -154,15 +156,27 @@ export const docs = fp(
       reply.header('content-security-policy', redocCsp).type('text/html; charset=utf-8');
       return `<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>threatmon API - ReDoc</title>
-<meta name="viewport" content="width=device-width, initial-scale=1"></head>
+<meta name="viewport" content="width=device-width, initial-scale=1"><link rel="icon" href="/favicon.svg" type="image/svg+xml"></head>
 <body><redoc spec-url="/api/schema/"></redoc><script src="/api/redoc/redoc.standalone.js"></script></body></html>`;
     });
     let bundle: Buffer | undefined;
     app.get('/api/redoc/redoc.standalone.js', { schema: { hide: true } }, async (_req, reply) => {
-      bundle ??= await readFile(REDOC_BUNDLE);
+      // ReDoc's sidebar footer shows Redocly's logo from their CDN, always: ours instead, from here.
+      bundle ??= Buffer.from((await readFile(REDOC_BUNDLE, 'utf8')).replaceAll(REDOC_CDN_LOGO, '/favicon.svg'));
       reply.header('cache-control', 'public, max-age=86400').type('application/javascript; charset=utf-8');
       return bundle;
     });
   },
   { name: 'docs' },
+);
+
+/** The icon browsers ask every site for, and the one the pages name. */
+export const favicon = fp(
+  async (app: FastifyInstance) => {
+    const ico = faviconIco();
+    const svg = Buffer.from(FAVICON_SVG);
+    app.get('/favicon.ico', { schema: { hide: true } }, async (_req, reply) => reply.header('cache-control', 'public, max-age=86400').type('image/x-icon').send(ico));
+    app.get('/favicon.svg', { schema: { hide: true } }, async (_req, reply) => reply.header('cache-control', 'public, max-age=86400').type('image/svg+xml').send(svg));
+  },
+  { name: 'favicon' },
 );

@@ -42,4 +42,25 @@ describe('the access log', () => {
     expect(access[0]?.url).toBe('/api/v1/incidents/?access_token=[redacted]&key=[redacted]&page_size=5&Password=[redacted]&X-Amz-Signature=[redacted]');
     expect(access[1]?.url).toBe('/api/v1/nothing/?token=[redacted]');
   });
+
+  it('redacts JWTs, refresh and access tokens, codes and parameters after a semicolon', async () => {
+    lines.length = 0;
+    const names = ['jwt', 'refresh', 'access', 'bearer', 'code'];
+    await t.inject({ method: 'GET', url: `/api/v1/incidents/?${names.map((n) => `${n}=${n}-SECRET`).join('&')}&page=1;token=semi-SECRET;page_size=5` });
+    const access = lines.filter((l) => l.msg === 'request');
+    expect(access[0]?.url).toBe(`/api/v1/incidents/?${names.map((n) => `${n}=[redacted]`).join('&')}&page=1;token=[redacted];page_size=5`);
+    expect(JSON.stringify(lines)).not.toContain('SECRET');
+  });
+
+  it("logs a tracking token's trigger key only by its first characters", async () => {
+    const made = await t.as(org.owner, { method: 'POST', url: '/api/v1/tracking-tokens/', payload: { name: 'logged', kind: 'web_bug' } });
+    expect(made.statusCode, made.body).toBe(201);
+    const key = new URL(JSON.parse(made.body).trigger_url as string).pathname.split('/')[2] as string;
+    expect(key.length).toBeGreaterThan(12);
+    lines.length = 0;
+    await t.inject({ method: 'GET', url: `/t/${key}/pixel.gif?utm=1` });
+    const access = lines.filter((l) => l.msg === 'request');
+    expect(access[0]?.url).toBe(`/t/${key.slice(0, 6)}[redacted]/pixel.gif?utm=1`);
+    expect(JSON.stringify(lines)).not.toContain(key);
+  });
 });

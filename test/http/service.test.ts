@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildTestApp, json, type TestApp } from '../helpers/build-app.js';
 
@@ -42,5 +43,22 @@ describe('health and metrics', () => {
     expect(res.body).toContain('threatmon_rate_limit_rejections_total{kind="plan"} 1');
     expect(res.body).toContain('threatmon_http_request_duration_seconds_bucket');
     expect(res.body).toContain('threatmon_leak_records_ingested_total');
+  });
+
+  it("serves metrics Prometheus's own checker passes: no gauge named as a counter", async () => {
+    const t = await buildTestApp({ THREATMON_METRICS: 'true' });
+    apps.push(t);
+    const org = await t.createOrg('enterprise');
+    await t.as(org.owner, { method: 'GET', url: '/api/v1/auth/me/' });
+    const text = (await t.inject({ method: 'GET', url: '/metrics' })).body;
+    const types = [...text.matchAll(/^# TYPE (\S+) (\S+)$/gm)].map((m) => [m[1], m[2]]);
+    expect(types.length).toBeGreaterThan(10);
+    expect(types.filter(([name, type]) => type !== 'counter' && name?.endsWith('_total'))).toEqual([]);
+    expect(text).toContain('threatmon_nodejs_active_handles{');
+    // promtool (Debian's prometheus package, which .ci/run installs) where it is installed: zero problems.
+    const promtool = spawnSync('promtool', ['check', 'metrics'], { input: text, encoding: 'utf8' });
+    if (promtool.error) return;
+    expect(`${promtool.stdout}${promtool.stderr}`).toBe('');
+    expect(promtool.status).toBe(0);
   });
 });

@@ -307,6 +307,13 @@ describe('webhook destinations (SSRF)', () => {
       'http://[::]/',
       'http://[::ffff:127.0.0.1]/',
       'http://[::ffff:10.0.0.1]/',
+      // IPv6 forms that carry an IPv4 address: IPv4-compatible (stored as [::7f00:1]), NAT64, 6to4, Teredo.
+      'http://[::127.0.0.1]/',
+      'http://[::7f00:1]/',
+      'http://[::10.0.0.1]/',
+      'http://[64:ff9b::7f00:1]/',
+      'http://[2002:7f00:1::]/',
+      'http://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/',
       'https://localhost/hook',
     ];
     for (const url of urls) {
@@ -322,7 +329,7 @@ describe('webhook destinations (SSRF)', () => {
   it('checks again at delivery, on the address it connects to: a name resolving to loopback reaches nothing', async () => {
     const base = await receiver.start();
     const port = new URL(base).port;
-    for (const url of [`http://127.0.0.1:${port}/direct`, `http://localhost:${port}/by-name`, `http://[::ffff:127.0.0.1]:${port}/mapped`]) {
+    for (const url of [`http://127.0.0.1:${port}/direct`, `http://localhost:${port}/by-name`, `http://[::ffff:127.0.0.1]:${port}/mapped`, `http://[::127.0.0.1]:${port}/compatible`]) {
       const r = await send(url, {}, '{}', false);
       expect(r, url).toMatchObject({ ok: false, status_code: null, error: expect.stringContaining('refused') });
     }

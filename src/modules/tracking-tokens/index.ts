@@ -30,6 +30,8 @@ export function createTrackingTokensModule(ctx: Pick<AppDeps, 'database' | 'cloc
     events: { 'tracking_token.exposed': ExposureSchema },
     routes: [bind(trackingTokensRoutes, { tokens: service })],
     siteRoutes: [bind(triggerRoutes, { tokens: service })],
+    /** Paths whose next segment is a secret (a token's trigger key): the access log keeps only its start. */
+    secretPaths: ['/t/'],
     // In every process: hits are recorded where they arrive; closing waits for those in hand.
     lifecycle: { ready: (log: Parameters<TrackingTokensService['setLog']>[0]) => service.setLog(log), close: () => service.settled() },
   } as const;

@@ -7,11 +7,17 @@ import { validation } from '../../errors.js';
  * Whether a destination address is refused: anything but a globally routable unicast address
  * (loopback, private, link-local with 169.254.0.0/16, CGNAT, unique-local, multicast, unspecified,
  * reserved, documentation...), an IPv4-mapped IPv6 address judged as the IPv4 address it carries.
+ * Every other IPv6 form that carries an IPv4 address is refused whatever it carries: IPv4-compatible
+ * (::a.b.c.d, deprecated, `[::127.0.0.1]` in a URL), NAT64, 6to4 and Teredo (ranges other than unicast).
  */
 export function blockedAddress(address: string): boolean {
   if (!ipaddr.isValid(address)) return true;
   let parsed = ipaddr.parse(address);
-  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) parsed = (parsed as ipaddr.IPv6).toIPv4Address();
+  if (parsed.kind() === 'ipv6') {
+    const v6 = parsed as ipaddr.IPv6;
+    if (v6.isIPv4MappedAddress()) parsed = v6.toIPv4Address();
+    else if (v6.parts.slice(0, 6).every((p) => p === 0)) return true;
+  }
   return parsed.range() !== 'unicast';
 }
 
