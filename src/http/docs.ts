@@ -36,7 +36,11 @@ whose id is longer than 500 characters, is 404 like any unknown path.
 **Authentication.** \`POST /api/v1/auth/token/\` with \`{username, password}\` returns a JWT pair; send
 \`Authorization: Bearer <access>\` on every other request. Access tokens live 15 minutes, refresh tokens 7 days.
 A user deactivated, demoted or removed through the API is refused (401) or limited (403) from the
-next request on, whichever server answers it.
+next request on, whichever server answers it. An API key (\`tm_...\`, as a bearer or \`X-API-Key\`) acts for
+its creator, never above the creator's role, and cannot manage keys or change a password (403).
+Failed logins and failed API key authentications are throttled per address (429 with \`Retry-After\`).
+
+**Bodies** may not stall: a body that stops arriving for 30 s (\`THREATMON_BODY_TIMEOUT_MS\`) is 408.
 
 **Rate limits.** Counted per organization over a fixed 60 s window (starter 100, professional 500,
 enterprise 2000 requests per minute), reported in \`RateLimit-*\` headers; beyond it: 429 with \`Retry-After\`.
