@@ -67,9 +67,9 @@ export interface Actor {
 }
 
 /** {field: {from, to}} for the fields whose value differs. */
-export function diff<T extends Record<string, unknown>>(before: T, after: Partial<T>, redact: string[] = []) {
+export function diff<T extends object>(before: T, after: { readonly [K in keyof T]?: unknown }, redact: ReadonlyArray<keyof T & string> = []) {
   const changes: Record<string, { from: unknown; to: unknown }> = {};
-  for (const [k, to] of Object.entries(after)) {
+  for (const [k, to] of Object.entries(after) as Array<[keyof T & string, unknown]>) {
     if (to === undefined) continue;
     const from = before[k];
     if (JSON.stringify(from) !== JSON.stringify(to)) {

@@ -148,7 +148,7 @@ export class ApiKeysService {
       const row = await this.repo.find(trx, p.organization.id, this.scope(p), id);
       if (!row) throw notFound();
       if (patch.role !== undefined) await this.assertWithinCreator(trx, row, patch.role);
-      const changes = diff(row as unknown as Record<string, unknown>, patch);
+      const changes = diff(row, patch);
       if (Object.keys(changes).length === 0) return row;
       await this.repo.update(trx, id, { ...patch, updated_at: this.deps.clock().toISOString() });
       await this.audit.record(trx, { organizationId: p.organization.id, actorId: p.user.id, action: 'api_key.updated', targetType: 'api_key', targetId: id, ip, changes });

@@ -108,7 +108,7 @@ export class UsersService {
       if (!user) throw notFound();
       assertVersion(user.version);
       const next = { ...changes, email: changes.email?.toLowerCase() };
-      const delta = diff(user as unknown as Record<string, unknown>, next);
+      const delta = diff(user, next);
       if (Object.keys(delta).length === 0) return user;
       this.assertMayManage(p, user, changes.role);
       const demoted = changes.role !== undefined && changes.role !== 'owner';

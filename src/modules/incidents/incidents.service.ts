@@ -227,7 +227,7 @@ export class IncidentsService {
       assertVersion(current.version);
       const before = presentIncident(current);
       const next = { ...patch, assignee: patch.assignee === undefined ? undefined : (patch.assignee?.toLowerCase() ?? null) };
-      const changes = diff(before as unknown as Record<string, unknown>, next);
+      const changes = diff(before, next);
       if (Object.keys(changes).length === 0) return current;
       if (changes.assignee) await this.assertAssignee(trx, p, next.assignee);
       const at = this.now();
@@ -353,7 +353,7 @@ export class IncidentsService {
     return this.db.transaction().execute(async (trx) => {
       const current = await this.getIoc(ctx.p, incidentId, id, trx);
       assertVersion(current.version);
-      const changes = diff(presentIoc(current) as unknown as Record<string, unknown>, patch);
+      const changes = diff(presentIoc(current), patch);
       if (Object.keys(changes).length === 0) return current;
       const firstSeen = patch.first_seen === undefined ? current.first_seen : patch.first_seen;
       const expiry = expiryError(patch.expires_at === undefined ? current.expires_at : patch.expires_at, firstSeen ?? current.created_at);

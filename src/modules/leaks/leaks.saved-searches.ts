@@ -82,7 +82,7 @@ export class SavedSearches {
     return this.db.transaction().execute(async (trx) => {
       const current = await this.getSaved(actor.p, id, trx);
       assertVersion(current.version);
-      const changes = diff(this.presentSaved(current) as unknown as Record<string, unknown>, patch);
+      const changes = diff(this.presentSaved(current), patch);
       if (Object.keys(changes).length === 0) return current;
       await this.repo.updateSaved(
         trx,

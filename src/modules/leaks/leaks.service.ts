@@ -154,7 +154,7 @@ export class LeaksService {
       const current = await this.getSource(id, trx);
       assertVersion(current.version);
       if (patch.domain !== undefined) patch = { ...patch, domain: breachedDomain(patch.domain as string | null) };
-      const changes = diff(presentSource(current) as unknown as Record<string, unknown>, patch);
+      const changes = diff(presentSource(current), patch);
       if (Object.keys(changes).length === 0) return current;
       if (changes.name && (await this.repo.sourceNameTaken(trx, String(patch.name)))) {
         throw conflict(`A leak source named "${String(patch.name)}" already exists.`, 'duplicate');

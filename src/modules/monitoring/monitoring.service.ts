@@ -143,7 +143,7 @@ export class MonitoringService {
       const current = await this.get(ctx.p, id, trx);
       assertVersion(current.version);
       const next = { ...patch, ...(patch.terms !== undefined && { terms: termsFor(current.type as MonitorType, patch.terms) }) };
-      const changes = diff(presentMonitor(current) as unknown as Record<string, unknown>, next);
+      const changes = diff(presentMonitor(current), next);
       if (Object.keys(changes).length === 0) return current;
       await this.repo.updateMonitor(trx, id, {
         ...(next.name !== undefined && { name: next.name }),

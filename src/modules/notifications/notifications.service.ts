@@ -182,7 +182,7 @@ export class NotificationsService {
       const row = await this.get(ctx.p, id, trx);
       assertVersion(Number(row.version));
       const before = presentChannel(row, true);
-      const changes = diff(before as unknown as Record<string, unknown>, { ...patch, ...(target !== undefined && { target }) });
+      const changes = diff(before, { ...patch, ...(target !== undefined && { target }) });
       if (Object.keys(changes).length === 0) return row;
       await this.repo.updateChannel(trx, id, {
         ...(patch.name !== undefined && { name: patch.name }),

@@ -61,7 +61,7 @@ export class OrganizationsService {
       const org = await this.orgs.findById(trx, p.organization.id);
       if (!org) throw notFound();
       assertVersion(org.version);
-      const delta = diff(org as unknown as Record<string, unknown>, changes);
+      const delta = diff(org, changes);
       if (delta.name) requireRole(p, 'admin');
       if (delta.plan) requireRole(p, 'owner');
       if (Object.keys(delta).length === 0) return org;

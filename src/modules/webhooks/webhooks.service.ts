@@ -144,7 +144,7 @@ export class WebhooksService {
       const current = await this.get(ctx.p, id, trx);
       assertVersion(current.version);
       const next = { ...patch, ...(url !== undefined && { url }) };
-      const changes = diff(presentWebhook(current) as unknown as Record<string, unknown>, next);
+      const changes = diff(presentWebhook(current), next);
       if (Object.keys(changes).length === 0) return current;
       const reactivated = next.is_active === true && !current.is_active;
       await this.repo.update(trx, id, {
