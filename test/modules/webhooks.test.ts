@@ -1,6 +1,7 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { Webhook } from 'standardwebhooks';
+import type { IncidentOut } from '../../src/modules/incidents/incidents.schemas.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { WebhooksRepository } from '../../src/modules/webhooks/webhooks.repository.js';
 import { send } from '../../src/modules/webhooks/webhooks.sender.js';
@@ -134,7 +135,8 @@ describe('webhooks (API.md section 7)', () => {
     const hook = json(await register({ url: `${base}/rollback`, events: ['incident.created'] }));
     await expect(
       t.db.transaction().execute(async (trx) => {
-        await t.services.outbox.record(trx, [{ organizationId: org.id, type: 'incident.created', data: { id: 'never' } }]);
+        // Never committed: what it carries is never read (typed as an incident only to be recorded).
+        await t.services.outbox.record(trx, [{ organizationId: org.id, type: 'incident.created', data: { id: 'never' } as IncidentOut }]);
         throw new Error('rolled back');
       }),
     ).rejects.toThrow('rolled back');

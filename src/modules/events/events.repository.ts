@@ -7,26 +7,21 @@ import type { Hooks } from '../../runtime/hooks.js';
 export const EVENT_TYPES = ['alert.created', 'alert.updated', 'incident.created', 'incident.updated', 'ioc.created', 'ioc.updated', 'ioc.deleted', 'tracking_token.exposed', 'monitor.scan_completed'] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
-export interface NewEvent {
-  organizationId: string;
-  type: EventType;
-  /** The resource as the API shows it. */
-  data: unknown;
-}
-
 /**
  * The transactional outbox: modules record their domain events here, in the transaction of the
  * change itself, so an event exists exactly when its change committed (never lost by a crash,
- * never sent for a change rolled back). Webhooks deliver from this table.
+ * never sent for a change rolled back). Every module that takes part in an event's transaction
+ * subscribes to `events.recorded`: webhooks queue its deliveries, notifications its messages, TAXII
+ * its STIX versions.
  */
-export class Outbox {
+export class EventsRepository {
   constructor(
     private readonly clock: () => Date,
     private readonly newId: () => string,
     private readonly hooks: Hooks<Pick<AppHooks, 'events.recorded'>>,
   ) {}
 
-  async record(trx: Kysely<DB>, events: readonly NewEvent[]): Promise<void> {
+  async record(trx: Kysely<DB>, events: ReadonlyArray<{ organizationId: string; type: EventType; data: unknown }>): Promise<void> {
     if (events.length === 0) return;
     const at = this.clock().toISOString();
     const rows = events.map((e) => ({ id: this.newId(), organization_id: e.organizationId, type: e.type, data: JSON.stringify(e.data), created_at: at }));

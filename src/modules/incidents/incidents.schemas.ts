@@ -165,3 +165,14 @@ export const StatsSchema = Type.Object({
   open: Type.Integer({ description: 'Incidents neither resolved nor closed.' }),
   mean_time_to_resolve_seconds: Nullable(Type.Number(), 'Mean of resolved_at - created_at over resolved incidents; null when none.'),
 });
+
+// What this module's events carry (see EventPayloads in the events module).
+declare module '../events/index.js' {
+  interface EventPayloads {
+    'incident.created': IncidentOut;
+    'incident.updated': IncidentOut;
+    'ioc.created': IocOut;
+    'ioc.updated': IocOut;
+    'ioc.deleted': IocOut;
+  }
+}

@@ -154,3 +154,12 @@ export const ScanQueuedSchema = Type.Object(
   },
   { title: 'MonitorScanQueued' },
 );
+
+// What this module's events carry (see EventPayloads in the events module).
+declare module '../events/index.js' {
+  interface EventPayloads {
+    'alert.created': AlertOut;
+    'alert.updated': AlertOut;
+    'monitor.scan_completed': ScanOut;
+  }
+}

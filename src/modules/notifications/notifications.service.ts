@@ -7,6 +7,7 @@ import { type DigestItem, digestOf, type Notice, noticeOf } from '../../domain/n
 import { notFound, validation } from '../../errors.js';
 import { JobLoop } from '../../runtime/jobs.js';
 import { type AuditLog, diff } from '../audit/index.js';
+import { type DomainEvent, readEvent, readEventData } from '../events/index.js';
 import type { RecordedEvent } from '../hooks.js';
 import type { Principal } from '../identity/index.js';
 import { SEVERITIES } from '../incidents/index.js';
@@ -69,18 +70,20 @@ export function presentChannel(r: ChannelRow, revealTarget = false): ChannelOut 
 }
 
 /** A channel's filters, read once for a batch of events: the JSON lists as sets. */
-export function filterOf(channel: ChannelRow): (type: string, data: Record<string, unknown>) => boolean {
+export function filterOf(channel: ChannelRow): (e: DomainEvent) => boolean {
   const events = new Set(list(channel.events));
   const monitors = new Set(list(channel.monitors));
   const tokens = new Set(list(channel.tracking_tokens));
   const minRank = channel.min_severity ? (RANK[channel.min_severity] ?? 0) : null;
   // Whether it takes this event: its type, then the severity, monitor and token filters.
-  return (type, data) => {
-    if (!events.has(type)) return false;
-    const severity = typeof data.severity === 'string' ? data.severity : null;
-    if (minRank !== null && severity && (type.startsWith('alert.') || type.startsWith('incident.')) && (RANK[severity] ?? -1) < minRank) return false;
-    if (monitors.size && type.startsWith('alert.') && !monitors.has(String((data.monitor as { id?: string } | undefined)?.id))) return false;
-    if (tokens.size && type === 'tracking_token.exposed' && !tokens.has(String(data.token))) return false;
+  return (e) => {
+    if (!events.has(e.type)) return false;
+    const alert = e.type === 'alert.created' || e.type === 'alert.updated' ? e.data : null;
+    const incident = e.type === 'incident.created' || e.type === 'incident.updated' ? e.data : null;
+    const severity = (alert ?? incident)?.severity;
+    if (minRank !== null && severity && (RANK[severity] ?? -1) < minRank) return false;
+    if (monitors.size && alert && !monitors.has(alert.monitor.id)) return false;
+    if (tokens.size && e.type === 'tracking_token.exposed' && !tokens.has(e.data.token)) return false;
     return true;
   };
 }
@@ -240,12 +243,12 @@ export class NotificationsService {
     const channels = await this.repo.activeChannels(trx, [...new Set(events.map((e) => e.organization_id))]);
     if (channels.length === 0) return;
     const rows: Array<Omit<MessageRow, 'attempts'>> = [];
-    const data = new Map(events.map((e) => [e.id, JSON.parse(e.data) as Record<string, unknown>]));
+    const read = events.map(readEvent);
     for (const channel of channels) {
       const takes = filterOf(channel);
-      const byWindow = new Map<string, RecordedEvent[]>();
-      for (const e of events) {
-        if (e.organization_id !== channel.organization_id || !takes(e.type, data.get(e.id)!)) continue;
+      const byWindow = new Map<string, DomainEvent[]>();
+      for (const e of read) {
+        if (e.organization_id !== channel.organization_id || !takes(e)) continue;
         pushTo(byWindow, windowOf(e.created_at), e);
       }
       for (const [window, windowEvents] of byWindow) {
@@ -299,7 +302,7 @@ export class NotificationsService {
       await this.db.transaction().execute(async (trx) => {
         const items = await this.repo.digestItems(trx, w.channel_id, w.window_start);
         if (items.length === 0) return;
-        const data: DigestItem[] = items.map((i) => ({ event_type: i.event_type, data: JSON.parse(i.data) as Record<string, unknown> }));
+        const data: DigestItem[] = items.map((i) => ({ event_type: i.event_type, data: readEventData(i.data) }));
         const at = new Date(Date.parse(w.window_start) + WINDOW_MS).toISOString();
         await this.repo.insertMessages(trx, [{ id: this.deps.newId(), channel_id: w.channel_id, event_type: 'digest', event_id: null, data: JSON.stringify(data), window_start: w.window_start, status: 'queued', next_attempt_at: at, last_error: null, created_at: at, sent_at: null }]);
         await this.repo.markDigested(trx, items.map((i) => i.id));
@@ -310,7 +313,7 @@ export class NotificationsService {
   private noticeFor(channel: ChannelRow, m: MessageRow, data: string): Notice {
     const options = { personalData: Boolean(channel.personal_data), base: this.base };
     if (m.event_type === 'digest') return digestOf(JSON.parse(data) as DigestItem[], { ...options, windowStart: m.window_start });
-    return noticeOf(m.event_type, JSON.parse(data) as Record<string, unknown>, options);
+    return noticeOf(m.event_type, readEventData(data), options);
   }
 
   private async sendOne(channel: ChannelRow | undefined, m: MessageRow, eventData: ReadonlyMap<string, string>): Promise<void> {

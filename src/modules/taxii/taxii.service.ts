@@ -4,6 +4,7 @@ import type { AppDeps } from '../../deps.js';
 import type { DB } from '../../db/schema.js';
 import { exposureObjects, type StixAlert } from '../../domain/stix-exposure.js';
 import { marking, organizationIdentity, type StixIoc, stixIocObject } from '../../domain/stix.js';
+import { type DomainEvent, readEvent } from '../events/index.js';
 import type { RecordedEvent } from '../hooks.js';
 import type { Principal } from '../identity/index.js';
 import { COLLECTION_KINDS, type CollectionKind, type ObjectQuery, type ObjectVersion, type StoredObject, TaxiiRepository } from './taxii.repository.js';
@@ -30,7 +31,7 @@ const COLLECTION_TEXT: Record<CollectionKind, { title: string; description: stri
 
 /** An event's STIX objects: those it shares with other events, and the one it makes a version of. */
 interface EventObjects {
-  e: RecordedEvent;
+  e: DomainEvent;
   collection: CollectionKind;
   shared: Record<string, unknown>[];
   versioned: Record<string, unknown>;
@@ -70,21 +71,21 @@ export class TaxiiService {
    * one of the versions that updates replace, and the rows in a few multi-row inserts.
    */
   async record(trx: Kysely<DB>, events: RecordedEvent[]): Promise<void> {
-    const relevant = events.filter((e) => e.type.startsWith('ioc.') || e.type.startsWith('alert.'));
+    const relevant = events.filter((e) => e.type.startsWith('ioc.') || e.type.startsWith('alert.')).map(readEvent);
     if (relevant.length === 0) return;
     const orgs = new Map((await this.organizations(trx, [...new Set(relevant.map((e) => e.organization_id))])).map((o) => [o.id, o]));
     // Each event's objects, built once: those it shares with others, and the one it versions.
     const built = relevant.flatMap((e): EventObjects[] => {
       const org = orgs.get(e.organization_id)!;
-      const data = JSON.parse(e.data) as Record<string, unknown>;
-      if (e.type.startsWith('ioc.')) {
-        const ioc = data as unknown as StixIoc;
+      if (e.type === 'ioc.created' || e.type === 'ioc.updated' || e.type === 'ioc.deleted') {
+        const ioc: StixIoc = e.data;
         const creator = organizationIdentity(org, org.created_at);
         const object = stixIocObject(ioc, creator.id);
         if (!object) return [];
         return [{ e, collection: 'indicators', shared: [marking(ioc.tlp), creator], versioned: e.type === 'ioc.deleted' ? { ...object, revoked: true } : object }];
       }
-      const alert = data as unknown as StixAlert;
+      if (e.type !== 'alert.created' && e.type !== 'alert.updated') return [];
+      const alert: StixAlert = e.data;
       const { shared, own } = exposureObjects(alert, org, alert.updated_at);
       // The alert's observed-data never changes: it is shared like the identities; its sighting is its versions.
       return [{ e, collection: 'exposures', shared: [...shared, ...own.filter((o) => o.type !== 'sighting')], versioned: own.find((o) => o.type === 'sighting')! }];

@@ -83,3 +83,10 @@ export const ExposureSchema = Type.Object(
   { title: 'Exposure' },
 );
 export type ExposureOut = Static<typeof ExposureSchema>;
+
+// What this module's events carry (see EventPayloads in the events module).
+declare module '../events/index.js' {
+  interface EventPayloads {
+    'tracking_token.exposed': ExposureOut;
+  }
+}
