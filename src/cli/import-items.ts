@@ -46,8 +46,11 @@ export async function* readItems(
   }
   // A JSON array of any size, parsed as it streams.
   const { default: StreamArray } = await import('stream-json/streamers/StreamArray.js');
-  for await (const { key, value } of parsed<{ key: number; value: unknown }>(stream, StreamArray.withParser() as unknown as Duplex)) yield { index: key, value };
+  for await (const { key, value } of parsed<{ key: number; value: unknown }>(stream, StreamArray.withParser())) yield { index: key, value };
 }
+
+/** What `parsed` uses of a parser: a writable stream that emits its items as data. */
+type Parser = Pick<Duplex, 'on' | 'write' | 'end' | 'destroy'> & NodeJS.EventEmitter;
 
 /** Items parsed and not yet taken from which the input stops being read (see parsed). */
 const MAX_WAITING_ITEMS = 1000;
@@ -61,7 +64,7 @@ const MAX_WAITING_ITEMS = 1000;
  * chunk at a time, only while fewer than MAX_WAITING_ITEMS wait (memory: that many items and one
  * chunk's).
  */
-export async function* parsed<T>(input: Readable, parser: Duplex): AsyncGenerator<T> {
+export async function* parsed<T>(input: Readable, parser: Parser): AsyncGenerator<T> {
   const waiting: T[] = [];
   let failure: unknown = null;
   let ended = false;

@@ -4,7 +4,7 @@ import { pino } from 'pino';
 import { AggregatorRegistry } from 'prom-client';
 import { buildApp, createServices } from '../app.js';
 import { bootstrapFirstAdmin } from '../bootstrap.js';
-import { answerCounters, answerMetrics, ClusterMetrics, IpcCounterStore, joinPrincipalChanges, PrincipalChangeRelay, type Channel } from '../runtime/cluster.js';
+import { answerCounters, answerMetrics, ClusterMetrics, IpcCounterStore, joinPrincipalChanges, PrincipalChangeRelay, processChannel } from '../runtime/cluster.js';
 import type { Config } from '../config.js';
 import { migrateToLatest } from '../db/migrator.js';
 import { createDeps, type AppDeps } from '../deps.js';
@@ -69,7 +69,7 @@ export async function serve(cfg: Config): Promise<void> {
 }
 
 async function serveWorker(cfg: Config): Promise<void> {
-  const channel = process as unknown as Channel;
+  const channel = processChannel();
   // Without Redis, the counters are the primary's, so a limit holds across workers.
   const counters = cfg.redisUrl
     ? undefined

@@ -202,14 +202,12 @@ export function pgTimestampToIso(v: string, utc: boolean): string {
 
 function pgTypes() {
   // Timestamps come back as ISO strings and 64-bit counts as numbers, as they do on SQLite.
-  const types = {
-    getTypeParser(oid: number, format?: string) {
-      if (oid === 1184 || oid === 1114) return (v: string) => pgTimestampToIso(v, oid === 1114);
-      if (oid === 20 || oid === 1700) return (v: string) => Number(v);
-      return (pg.types.getTypeParser as (o: number, f?: string) => unknown)(oid, format);
-    },
+  const getTypeParser = (oid: number, format?: 'text' | 'binary') => {
+    if (oid === 1184 || oid === 1114) return (v: string) => pgTimestampToIso(v, oid === 1114);
+    if (oid === 20 || oid === 1700) return (v: string) => Number(v);
+    return format === 'binary' ? pg.types.getTypeParser(oid, 'binary') : pg.types.getTypeParser(oid, 'text');
   };
-  return types as unknown as pg.CustomTypesConfig;
+  return { getTypeParser } as pg.CustomTypesConfig;
 }
 
 export function createDatabase(
@@ -300,14 +298,17 @@ function clientsOf(pool: pg.Pool, prepare: boolean, replicas: () => ReadReplicas
       client.on('error', () => {});
       const query = client.query.bind(client) as PgQuery;
       const run = prepare ? preparing(client, query) : query;
-      (client as unknown as { query: PgQuery }).query = async (text, values) => {
+      const patched: PgQuery = async (text, values) => {
         if (typeof text !== 'string' || !text.startsWith(COPY_MARKER)) return run(text, values);
         const job = pendingCopies.get(text.slice(COPY_MARKER.length, -3));
         if (!job) throw new Error('COPY statement without rows');
         const stream = copyFrom(job.copySql);
-        await pipeline(Readable.from(job.chunks), query(stream) as unknown as NodeJS.WritableStream);
+        // pg hands back the stream it is given, now writing to the connection.
+        void query(stream);
+        await pipeline(Readable.from(job.chunks), stream);
         return { command: 'COPY', rowCount: stream.rowCount, rows: [{ n: stream.rowCount }] };
       };
+      Object.assign(client, { query: patched });
       return client;
     },
     async end() {
@@ -353,8 +354,9 @@ function preparing(client: pg.PoolClient, query: PgQuery): PgQuery {
       await query(`deallocate "${name}"`).catch(() => {
         throw err;
       });
-      const kept = (client as unknown as { connection?: { parsedStatements?: Record<string, string> } }).connection?.parsedStatements;
-      if (kept) delete kept[name];
+      // pg remembers the statements it has parsed on the connection (not a public field).
+      const kept: unknown = Reflect.get(Reflect.get(client, 'connection') ?? {}, 'parsedStatements');
+      if (kept && typeof kept === 'object') Reflect.deleteProperty(kept, name);
       return query({ name, text, values });
     }
   };

@@ -146,7 +146,7 @@ const URL_PARTS = /^([a-z][a-z0-9+.-]*):\/\/([^/?#\s]+)([^\s]*)$/i;
 export function normaliseUrl(input: string): Normalised {
   const m = URL_PARTS.exec(input.trim());
   if (!m) return fail('must be an absolute URL such as http://example.com/path');
-  const [, scheme, authority, rest] = m as unknown as [string, string, string, string];
+  const [, scheme = '', authority = '', rest = ''] = m;
   let parsed: URL;
   try {
     parsed = new URL(`${scheme}://${authority}${rest}`);

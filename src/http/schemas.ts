@@ -17,7 +17,7 @@ export const Nullable = <T extends TSchema>(schema: T, description?: string): TU
   if (scalar) {
     return Type.Unsafe<Static<T> | null>({ ...schema, type: [type, 'null'], ...(description ? { description } : {}) });
   }
-  return Type.Union([schema, Type.Null()], description ? { description } : {}) as unknown as TUnsafe<Static<T> | null>;
+  return Type.Unsafe<Static<T> | null>(Type.Union([schema, Type.Null()], description ? { description } : {}));
 };
 
 export const IdParams = Type.Object({ id: Uuid('The record id (UUID). Anything else answers 404.') });

@@ -1,18 +1,18 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { IncomingMessage, ServerResponse } from 'node:http';
+import { Socket } from 'node:net';
 import helmet from 'helmet';
 
 /**
  * Helmet's defaults, less upgrade-insecure-requests (it would break the docs pages of a plain-HTTP
- * deployment). They are the same for every response, so helmet runs once, at start, into a record.
+ * deployment). They are the same for every response, so helmet runs once, at start, on a response
+ * that is never sent, and its headers are kept in a record.
  */
 export const SECURITY_HEADERS: Readonly<Record<string, string>> = (() => {
-  const headers: Record<string, string> = {};
-  const res = {
-    setHeader: (name: string, value: unknown) => void (headers[name.toLowerCase()] = String(value)),
-    removeHeader: (name: string) => void delete headers[name.toLowerCase()],
-  };
+  const req = new IncomingMessage(new Socket());
+  const res = new ServerResponse(req);
   let finished = false;
-  helmet({ contentSecurityPolicy: { directives: { upgradeInsecureRequests: null } } })({} as IncomingMessage, res as unknown as ServerResponse, () => (finished = true));
+  helmet({ contentSecurityPolicy: { directives: { upgradeInsecureRequests: null } } })(req, res, () => (finished = true));
+  const headers = Object.fromEntries(Object.entries(res.getHeaders()).map(([k, v]) => [k, String(v)]));
   if (!finished || !headers['content-security-policy']) throw new Error('helmet did not set its headers synchronously');
   return Object.freeze(headers);
 })();

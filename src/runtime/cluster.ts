@@ -49,6 +49,13 @@ export interface Channel {
   on(event: 'message', listener: (message: unknown) => void): unknown;
 }
 
+/** This process's channel to its cluster primary (a worker has one; anything else has none). */
+export function processChannel(): Channel {
+  const send = process.send?.bind(process);
+  if (!send) throw new Error('this process has no IPC channel: it is not a cluster worker');
+  return { send: (message) => send(message), on: (event, listener) => process.on(event, listener) };
+}
+
 /** Requests over a channel, matched to their replies by id. */
 class Caller {
   private nextId = 1;
@@ -207,7 +214,7 @@ export class PrincipalChangeRelay {
 export class ClusterMetrics {
   private readonly caller: Caller;
 
-  constructor(metrics: Metrics, channel: Channel = process as unknown as Channel) {
+  constructor(metrics: Metrics, channel: Channel = processChannel()) {
     // Constructing an AggregatorRegistry in a worker installs prom-client's reply to the primary's collection request.
     new AggregatorRegistry();
     AggregatorRegistry.setRegistries([metrics.registry]);

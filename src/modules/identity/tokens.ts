@@ -7,6 +7,18 @@ import { AppError } from '../../http/errors.js';
 
 export type TokenType = 'access' | 'refresh';
 
+/**
+ * The claims of a verified payload, each of the type this service signs it with, or null. Every
+ * token this service signs names its session: one without cannot be ended, so it is not taken.
+ */
+function claimsOf(p: Record<string, unknown>): Claims | null {
+  const { sub, org, role, type, sid, jti, iat, exp } = p;
+  if (type !== 'access' && type !== 'refresh') return null;
+  if (typeof sid !== 'string' || sid === '') return null;
+  if (typeof sub !== 'string' || typeof org !== 'string' || typeof role !== 'string' || typeof jti !== 'string' || typeof iat !== 'number' || typeof exp !== 'number') return null;
+  return { sub, org, role, type, sid, jti, iat, exp };
+}
+
 export interface Claims {
   sub: string;
   org: string;
@@ -113,10 +125,8 @@ export class TokenService {
       if (err instanceof joseErrors.JWTExpired) throw unauthenticated('token_expired', 'Token has expired.');
       throw unauthenticated('token_invalid', 'Token is invalid.');
     }
-    const claims = payload as unknown as Claims;
-    if (claims.type !== 'access' && claims.type !== 'refresh') throw unauthenticated('token_invalid', 'Token is invalid.');
-    // Every token this service signs names its session: one without cannot be ended, so it is not taken.
-    if (typeof claims.sid !== 'string' || claims.sid === '') throw unauthenticated('token_invalid', 'Token is invalid.');
+    const claims = claimsOf(payload);
+    if (!claims) throw unauthenticated('token_invalid', 'Token is invalid.');
     if (this.verified.size >= VERIFIED_CACHE_SIZE) this.verified.delete(this.verified.keys().next().value as string);
     this.verified.set(token, claims);
     return this.checkType(claims, type);

@@ -312,10 +312,12 @@ export class LeaksRepository {
 
   /** The query of records as JSON text (see RECORD_JSON), on `from` (a CTE's query creator). */
   recordsQuery(from: QueryCreator<DB> = this.db) {
-    return from
-      .selectFrom('leak_records')
-      .innerJoin('leak_sources', 'leak_sources.id', 'leak_records.source_id')
-      .select(['leak_records.id', RECORD_JSON[this.database.dialect].as('json')]);
+    return from.selectFrom('leak_records').innerJoin('leak_sources', 'leak_sources.id', 'leak_records.source_id').select(this.recordColumns());
+  }
+
+  /** What a record is read as (its source joined): its id and its JSON text. */
+  recordColumns() {
+    return ['leak_records.id', RECORD_JSON[this.database.dialect].as('json')] as const;
   }
 
   async recordJson(id: string): Promise<string | undefined> {

@@ -1,4 +1,4 @@
-import { type AliasedExpression, type QueryCreator, type SelectQueryBuilder, sql } from 'kysely';
+import { type AliasedExpression, type SelectQueryBuilder, sql } from 'kysely';
 import type { Database } from '../../db/database.js';
 import { ShapeCache } from '../../db/prepared.js';
 import { type ListParams, type ListResult, onlyParams } from '../../db/listing.js';
@@ -401,7 +401,11 @@ export class LeakSearches {
         order by p.created_at ${dir}, p.id ${dir} limit ${pageSize} offset ${(page - 1) * pageSize})`;
       const total = rowFiltered ? sql<number>`${this.counter(filtered(), countTo(limit))}` : sql<number>`(select coalesce(sum(n), 0) from keys)`;
       const totals = sql<{ total: number; domains: number }>`(select ${total} as total, (select count(*) from keys) as domains)`;
-      const rows = (await this.records.recordsQuery(this.db.with('keys', () => keysQuery) as unknown as QueryCreator<DB>)
+      const rows = (await this.db
+        .with('keys', () => keysQuery)
+        .selectFrom('leak_records')
+        .innerJoin('leak_sources', 'leak_sources.id', 'leak_records.source_id')
+        .select(this.records.recordColumns())
         .innerJoin(ids.as('page'), 'page.id', 'leak_records.id')
         .innerJoin(totals.as('totals'), (join) => join.onTrue())
         .select(['totals.total', 'totals.domains'])

@@ -3,6 +3,9 @@ import AhoCorasick from 'modern-ahocorasick';
 import { pushTo } from '../../domain/collections.js';
 import type { InsertedRecord } from '../hooks.js';
 
+/** What the matcher reads of a record: a stored one, or a scan's candidate row. */
+export type MatchedRecord = Pick<InsertedRecord, 'id' | 'email' | 'username' | 'username_lower' | 'domain' | 'ip' | 'phone' | 'full_name' | 'extra' | 'severity'>;
+
 /** An active monitor as the matcher needs it. */
 export interface ActiveMonitor {
   id: string;
@@ -17,7 +20,7 @@ export interface ActiveMonitor {
 /** One term of one monitor found in one record. */
 export interface Match {
   monitor: ActiveMonitor;
-  record: InsertedRecord;
+  record: MatchedRecord;
   term: string;
   /** email, username, domain, ip, phone, full_name or extra.<key>. */
   field: string;
@@ -51,7 +54,7 @@ interface Entry {
 }
 
 /** The text fields a keyword is looked for in, with their names. */
-function textFields(r: InsertedRecord): Array<[string, string]> {
+function textFields(r: MatchedRecord): Array<[string, string]> {
   const fields: Array<[string, string]> = [];
   for (const f of ['email', 'username', 'domain', 'ip', 'phone', 'full_name'] as const) {
     const v = r[f];
@@ -134,7 +137,7 @@ export class MonitorIndex {
   }
 
   /** Every (monitor, term) that `records` match, once each per record, with the field it was found in. */
-  match(records: readonly InsertedRecord[]): Match[] {
+  match(records: readonly MatchedRecord[]): Match[] {
     const out: Match[] = [];
     for (const record of records) {
       const seen = new Set<Entry>();

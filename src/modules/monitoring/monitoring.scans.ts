@@ -4,13 +4,12 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import type { AppDeps } from '../../deps.js';
 import { type JobLog, JobLoop } from '../../runtime/jobs.js';
-import { domainKeyRange, ipKeyRange } from '../../domain/leak-record.js';
+import { domainKeyRange, ipKeyRange, type RecordSeverity } from '../../domain/leak-record.js';
 import { notFound } from '../../http/errors.js';
 import type { ListParams, ListResult } from '../../db/listing.js';
 import type { Principal } from '../identity/index.js';
 import type { Outbox } from '../events/index.js';
-import type { InsertedRecord } from '../hooks.js';
-import { type Match, MonitorIndex } from './monitoring.matcher.js';
+import { type Match, type MatchedRecord, MonitorIndex } from './monitoring.matcher.js';
 import type { MonitoringRepository } from './monitoring.repository.js';
 import type { ScanOut } from './monitoring.schemas.js';
 import { scanListing } from './monitoring.lists.js';
@@ -62,7 +61,7 @@ export function termRanges(type: string, terms: readonly string[]): KeyRange[] |
   }
 }
 
-const asRecord = (r: CandidateRow) => ({ ...r, extra: JSON.parse(r.extra) as Record<string, string> }) as unknown as InsertedRecord;
+const asRecord = (r: CandidateRow): MatchedRecord => ({ ...r, extra: JSON.parse(r.extra) as Record<string, string>, severity: r.severity as RecordSeverity });
 
 export interface ScanOptions {
   /** Records read per transaction. */

@@ -58,7 +58,7 @@ export function guardedLookup(allowPrivate: boolean): LookupFunction {
       const usable = allowPrivate ? addresses : addresses.filter((a) => !blockedAddress(a.address));
       const chosen = usable[0];
       if (!chosen) return callback(new BlockedDestination(`${hostname} resolves to no public address`), '', 0);
-      if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, [chosen]);
+      if (options.all) return callback(null, [chosen]);
       callback(null, chosen.address, chosen.family);
     });
   };
