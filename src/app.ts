@@ -12,7 +12,6 @@ import { redactUrl, SECRET_HEADERS } from './http/redact.js';
 import { SECURITY_HEADERS } from './http/security-headers.js';
 import { docs, favicon } from './http/docs.js';
 import { serviceRoutes } from './http/service.js';
-import type { BoundPlugin } from './http/routes.js';
 import { type AuditLog, createAuditModule } from './modules/audit/index.js';
 import { createEventsModule, type Outbox } from './modules/events/index.js';
 import { type AppHookRegistry, createHooks } from './modules/hooks.js';
@@ -26,7 +25,8 @@ import { createMonitoringModule, type MonitoringService, type ScanOptions } from
 import { createOrganizationsModule, type OrganizationsService } from './modules/organizations/index.js';
 import { createTrackingTokensModule, type TrackingTokensService } from './modules/tracking-tokens/index.js';
 import { createWebhooksModule, type WebhooksService } from './modules/webhooks/index.js';
-import type { BackgroundJob } from './runtime/jobs.js';
+import type { TSchema } from 'typebox';
+import type { ModuleParts } from './modules/module-parts.js';
 export const API_PREFIX = '/api/v1';
 export const BODY_LIMIT = 1024 * 1024;
 
@@ -87,16 +87,24 @@ export function createModules(deps: AppDeps, options: { scans?: ScanOptions; bul
     outbox: events.outbox,
     hooks,
   };
-  const jobs: BackgroundJob[] = [...monitoring.jobs, ...webhooks.jobs, ...leaks.jobs, ...taxii.jobs, ...notifications.jobs];
-  // Behind authentication, in this order: each module's routes.
-  const secured: BoundPlugin[] = [identity, organizations, audit, incidents, leaks, monitoring, trackingTokens, webhooks, notifications].flatMap((m) => m.routes);
-  // Outside /api/v1: the tracking-token triggers (no authentication), the Have I Been Pwned surface
-  // at its own paths (its own authentication, by API key, and its own error shapes), and TAXII 2.1.
-  const site: readonly BoundPlugin[] = [...trackingTokens.siteRoutes, ...hibp.siteRoutes, ...taxii.siteRoutes];
-  const lifecycles = [trackingTokens.lifecycle];
-  // What each event type carries, for the OpenAPI document's webhooks section.
-  const eventSchemas = { ...incidents.events, ...monitoring.events, ...trackingTokens.events };
-  return { services, jobs, lifecycles, site, eventSchemas, bareNotFound: [`${hibp.prefix}/`], secretPaths: trackingTokens.secretPaths, foreignErrors: [taxii.foreignErrors], publicRoutes: identity.publicRoutes, authenticate: identity.authenticate, secured };
+  // Every module, in the order their routes register: each list below is gathered from all of them.
+  const parts: readonly ModuleParts[] = [identity, organizations, audit, incidents, leaks, monitoring, trackingTokens, webhooks, notifications, hibp, taxii, events];
+  return {
+    services,
+    jobs: parts.flatMap((m) => m.jobs ?? []),
+    lifecycles: parts.flatMap((m) => (m.lifecycle ? [m.lifecycle] : [])),
+    // Behind authentication (routes), without it (publicRoutes), and outside /api/v1 (siteRoutes:
+    // tracking-token triggers, the Have I Been Pwned surface and TAXII 2.1, each with its own rules).
+    secured: parts.flatMap((m) => m.routes ?? []),
+    publicRoutes: parts.flatMap((m) => m.publicRoutes ?? []),
+    site: parts.flatMap((m) => m.siteRoutes ?? []),
+    // What each event type carries, for the OpenAPI document's webhooks section.
+    eventSchemas: Object.assign({}, ...parts.map((m) => m.events ?? {})) as Record<string, TSchema>,
+    bareNotFound: parts.flatMap((m) => m.bareNotFound ?? []),
+    foreignErrors: parts.flatMap((m) => m.foreignErrors ?? []),
+    secretPaths: parts.flatMap((m) => m.secretPaths ?? []),
+    authenticate: identity.authenticate,
+  };
 }
 
 export function createServices(deps: AppDeps): Services {

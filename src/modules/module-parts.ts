@@ -34,3 +34,6 @@ export interface ModuleParts {
   /** Paths whose next segment is a secret: the access log keeps only its start. */
   readonly secretPaths?: readonly string[];
 }
+
+/** A module as its `create<Name>Module` returns it: its parts, and what it exports for others (its service, ...). */
+export type Module = ModuleParts & { readonly [exported: string]: unknown };

@@ -3,6 +3,7 @@ import type { AppDeps } from '../../deps.js';
 import { bind } from '../../http/routes.js';
 import { AuditLog } from './audit.repository.js';
 import { auditRoutes } from './audit.routes.js';
+import type { Module } from '../module-parts.js';
 
 export { type Actor, AuditLog, diff } from './audit.repository.js';
 
@@ -12,5 +13,5 @@ export type AuditDeps = Pick<AppDeps, 'database' | 'clock' | 'newId'> & { caller
 /** The audit log: every module records its writes through `log`; admins read it at /audit-log/. */
 export function createAuditModule(ctx: AuditDeps) {
   const log = new AuditLog(ctx.clock, ctx.newId);
-  return { name: 'audit', log, routes: [bind(auditRoutes, { database: ctx.database, log, caller: ctx.caller })] } as const;
+  return { name: 'audit', log, routes: [bind(auditRoutes, { database: ctx.database, log, caller: ctx.caller })] } as const satisfies Module;
 }

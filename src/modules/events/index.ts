@@ -3,6 +3,7 @@ import type { DB } from '../../db/schema.js';
 import type { AppDeps } from '../../deps.js';
 import type { AppHookRegistry, RecordedEvent } from '../hooks.js';
 import { EventsRepository, type EventType } from './events.repository.js';
+import type { Module } from '../module-parts.js';
 
 export { EVENT_TYPES, type EventType } from './events.repository.js';
 
@@ -38,5 +39,5 @@ export function readEventData(data: string): DomainEvent['data'] {
 /** Domain events: the outbox every module records its events in, in the transaction of the change. */
 export function createEventsModule(ctx: Pick<AppDeps, 'clock' | 'newId'> & { hooks: AppHookRegistry }) {
   const outbox: Outbox = new EventsRepository(ctx.clock, ctx.newId, ctx.hooks);
-  return { name: 'events', outbox } as const;
+  return { name: 'events', outbox } as const satisfies Module;
 }

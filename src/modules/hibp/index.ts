@@ -5,6 +5,7 @@ import type { LeaksService } from '../leaks/index.js';
 import type { MonitoringService } from '../monitoring/index.js';
 import { HIBP_PREFIX, hibpRoutes } from './hibp.routes.js';
 import { HibpService } from './hibp.service.js';
+import type { Module } from '../module-parts.js';
 
 /** What the Have I Been Pwned surface is made from. */
 export type HibpModuleDeps = Pick<AppDeps, 'config' | 'counters' | 'metrics'> & {
@@ -20,5 +21,5 @@ export type HibpModuleDeps = Pick<AppDeps, 'config' | 'counters' | 'metrics'> & 
 export function createHibpModule(ctx: HibpModuleDeps) {
   const service = new HibpService(ctx.leaks, ctx.monitoring, ctx.config);
   const { keys, leaks: _leaks, monitoring: _monitoring, ...deps } = ctx;
-  return { name: 'hibp', service, prefix: HIBP_PREFIX, siteRoutes: [bind(hibpRoutes, { hibp: service, keys, deps, prefix: HIBP_PREFIX })] } as const;
+  return { name: 'hibp', service, prefix: HIBP_PREFIX, bareNotFound: [`${HIBP_PREFIX}/`], siteRoutes: [bind(hibpRoutes, { hibp: service, keys, deps, prefix: HIBP_PREFIX })] } as const satisfies Module;
 }

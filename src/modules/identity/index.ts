@@ -13,6 +13,7 @@ import { loadJwtSecret, TokenService } from './tokens.js';
 import { UsersRepository } from './users.repository.js';
 import { usersRoutes } from './users.routes.js';
 import { UsersService } from './users.service.js';
+import type { Module } from '../module-parts.js';
 
 export { actorOf, hasRole, type Principal, principalOf, requireRole } from './principal.js';
 export { ROLE_RANK, ROLES, type Role, type User } from './users.repository.js';
@@ -53,5 +54,5 @@ export function createIdentityModule(ctx: IdentityDeps) {
     /** The same, also taking HTTP Basic (TAXII clients): a plugin for a scope outside /api/v1. */
     authenticateWithBasic: bind(authenticate, { deps: ctx, tokens, keys, hooks: ctx.hooks, basic: auth }),
     routes: [bind(privateAuthRoutes, { auth }), bind(usersRoutes, { users }), bind(apiKeysRoutes, { keys })],
-  } as const;
+  } as const satisfies Module;
 }

@@ -7,6 +7,7 @@ import { IncidentsRepository } from './incidents.repository.js';
 import { incidentsRoutes } from './incidents.routes.js';
 import { IncidentsService } from './incidents.service.js';
 import { IncidentSchema, IocSchema } from './incidents.schemas.js';
+import type { Module } from '../module-parts.js';
 
 export { IncidentsService };
 export { presentIncident } from './incidents.lists.js';
@@ -18,5 +19,5 @@ export function createIncidentsModule(ctx: Pick<AppDeps, 'database' | 'clock' | 
   ctx.hooks.on('organizations.usage', async (db, orgId, key) => (key === 'incidents_open' ? service.countOpen(db, orgId) : undefined));
   // What its events carry, for the OpenAPI document's webhooks.
   const events = { 'incident.created': IncidentSchema, 'incident.updated': IncidentSchema, 'ioc.created': IocSchema, 'ioc.updated': IocSchema, 'ioc.deleted': IocSchema };
-  return { name: 'incidents', service, events, routes: [bind(incidentsRoutes, { incidents: service })] } as const;
+  return { name: 'incidents', service, events, routes: [bind(incidentsRoutes, { incidents: service })] } as const satisfies Module;
 }

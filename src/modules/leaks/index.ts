@@ -5,6 +5,7 @@ import type { AuditLog } from '../audit/index.js';
 import type { AppHookRegistry } from '../hooks.js';
 import { leaksRoutes } from './leaks.routes.js';
 import { LeaksService } from './leaks.service.js';
+import type { Module } from '../module-parts.js';
 
 export { IngestCutOff, type IngestItem, type IngestReport, LeaksService } from './leaks.service.js';
 export { lineResult, MAX_NDJSON_LINE_BYTES, NdjsonLines, recordResult } from './ndjson-lines.js';
@@ -40,5 +41,5 @@ export function createLeaksModule(ctx: LeaksDeps) {
     { pollMs: ctx.bulkLoadWatchMs ?? BULK_LOAD_WATCH_MS },
   );
   const jobs: BackgroundJob[] = [{ name: 'abandoned bulk loads', start: (log) => abandoned.start(log), stop: () => abandoned.stop() }];
-  return { name: 'leaks', service, routes: [bind(leaksRoutes, { leaks: service })], jobs } as const;
+  return { name: 'leaks', service, routes: [bind(leaksRoutes, { leaks: service })], jobs } as const satisfies Module;
 }

@@ -10,6 +10,7 @@ import { monitoringRoutes } from './monitoring.routes.js';
 import type { ScanOptions } from './monitoring.scans.js';
 import { MonitoringService } from './monitoring.service.js';
 import { AlertSchema, ScanSchema } from './monitoring.schemas.js';
+import type { Module } from '../module-parts.js';
 
 export { MonitoringService };
 export type { ScanOptions };
@@ -39,5 +40,5 @@ export function createMonitoringModule(
       { name: 'monitor scans', start: (log) => service.scans.start(log), stop: () => service.scans.stop() },
       { name: 'alert counts', start: (log) => folding.start(log), stop: () => folding.stop() },
     ] satisfies BackgroundJob[],
-  } as const;
+  } as const satisfies Module;
 }

@@ -7,6 +7,7 @@ import { NotificationsRepository } from './notifications.repository.js';
 import { notificationsRoutes } from './notifications.routes.js';
 import { NotificationsService } from './notifications.service.js';
 import { Transport } from './notifications.transport.js';
+import type { Module } from '../module-parts.js';
 
 export { NotificationsService };
 
@@ -22,5 +23,5 @@ export function createNotificationsModule(ctx: Pick<AppDeps, 'database' | 'clock
     service,
     routes: [bind(notificationsRoutes, { notifications: service })],
     jobs: [{ name: 'notifications', start: (log) => service.start(log), stop: () => service.stop() }] satisfies BackgroundJob[],
-  } as const;
+  } as const satisfies Module;
 }

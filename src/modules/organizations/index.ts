@@ -6,6 +6,7 @@ import type { AuthService, UsersService } from '../identity/index.js';
 import { OrganizationsRepository } from './organizations.repository.js';
 import { organizationsRoutes } from './organizations.routes.js';
 import { OrganizationsService } from './organizations.service.js';
+import type { Module } from '../module-parts.js';
 
 export { OrganizationsService };
 
@@ -23,5 +24,5 @@ export type OrganizationsDeps = Pick<AppDeps, 'database' | 'clock' | 'newId' | '
  */
 export function createOrganizationsModule(ctx: OrganizationsDeps) {
   const service = new OrganizationsService(ctx, new OrganizationsRepository(), ctx.users, ctx.audit, ctx.hooks);
-  return { name: 'organizations', service, routes: [bind(organizationsRoutes, { orgs: service, auth: ctx.auth })] } as const;
+  return { name: 'organizations', service, routes: [bind(organizationsRoutes, { orgs: service, auth: ctx.auth })] } as const satisfies Module;
 }

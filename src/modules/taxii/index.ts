@@ -7,6 +7,7 @@ import type { OrganizationsService } from '../organizations/index.js';
 import { TaxiiRepository } from './taxii.repository.js';
 import { sendTaxiiError, TAXII_PREFIX, taxiiRoutes } from './taxii.routes.js';
 import { TaxiiService } from './taxii.service.js';
+import type { Module } from '../module-parts.js';
 
 export { TaxiiService };
 
@@ -36,8 +37,8 @@ export function createTaxiiModule(ctx: TaxiiDeps) {
     service,
     prefix: TAXII_PREFIX,
     // Unknown paths and methods under the prefix answer in TAXII's error format.
-    foreignErrors: { prefix: `${TAXII_PREFIX}/`, send: (reply, status, title) => sendTaxiiError(reply, status, title) } satisfies ForeignErrors,
+    foreignErrors: [{ prefix: `${TAXII_PREFIX}/`, send: (reply, status, title) => sendTaxiiError(reply, status, title) } satisfies ForeignErrors],
     jobs: [{ name: 'TAXII dating', start: (log) => dating.start(log), stop: () => dating.stop() }] satisfies BackgroundJob[],
     siteRoutes: [bind(taxiiRoutes, { taxii: service, authenticate: ctx.authenticate, bodyLimit: ctx.bodyLimit, prefix: TAXII_PREFIX })],
-  } as const;
+  } as const satisfies Module;
 }

@@ -9,6 +9,7 @@ import { trackingTokensRoutes } from './tracking-tokens.routes.js';
 import { TrackingTokensService } from './tracking-tokens.service.js';
 import { triggerRoutes } from './tracking-tokens.trigger.js';
 import { ExposureSchema } from './tracking-tokens.schemas.js';
+import type { Module } from '../module-parts.js';
 
 export { TrackingTokensService };
 
@@ -34,5 +35,5 @@ export function createTrackingTokensModule(ctx: Pick<AppDeps, 'database' | 'cloc
     secretPaths: ['/t/'],
     // In every process: hits are recorded where they arrive; closing waits for those in hand.
     lifecycle: { ready: (log: Parameters<TrackingTokensService['setLog']>[0]) => service.setLog(log), close: () => service.settled() },
-  } as const;
+  } as const satisfies Module;
 }

@@ -6,6 +6,7 @@ import type { AppHookRegistry } from '../hooks.js';
 import { WebhooksRepository } from './webhooks.repository.js';
 import { webhooksRoutes } from './webhooks.routes.js';
 import { WebhooksService } from './webhooks.service.js';
+import type { Module } from '../module-parts.js';
 
 export { WebhooksService };
 // Notifications post to chat services as webhooks do: the same guarded sender and destination check.
@@ -24,5 +25,5 @@ export function createWebhooksModule(ctx: Pick<AppDeps, 'database' | 'clock' | '
     service,
     routes: [bind(webhooksRoutes, { webhooks: service })],
     jobs: [{ name: 'webhook deliveries', start: (log) => service.start(log), stop: () => service.stop() }] satisfies BackgroundJob[],
-  } as const;
+  } as const satisfies Module;
 }
