@@ -24,13 +24,14 @@ export interface Config {
   /** Scheme, host and optional path prefix of every absolute link the API writes (next/previous); null: from the request. */
   readonly publicUrl: string | null;
   readonly corsOrigins: readonly string[];
-  readonly webhookAllowPrivate: boolean;
+  /** Webhooks and chat channels may post to private and loopback addresses (THREATMON_WEBHOOK_ALLOW_PRIVATE). */
+  readonly allowPrivateDestinations: boolean;
   /** Where notification e-mail is sent: smtp://[user:pass@]host[:port] (STARTTLS when offered) or smtps://; null: e-mail channels fail with a clear error. */
   readonly smtpUrl: string | null;
   /** The From of notification e-mail. */
   readonly smtpFrom: string;
-  /** How long delivered webhook messages, delivery attempts and outbox events are kept, in seconds. */
-  readonly webhookRetentionSeconds: number;
+  /** How long what was delivered is kept (webhook messages and attempts, notification messages, outbox events), in seconds (THREATMON_WEBHOOK_RETENTION). */
+  readonly deliveryRetentionSeconds: number;
   readonly metrics: boolean;
   readonly logLevel: LogLevel;
   readonly planLimits: Readonly<Record<Plan, number>>;
@@ -236,10 +237,10 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     trustProxy: readBool(env, 'THREATMON_TRUST_PROXY', false),
     publicUrl,
     corsOrigins,
-    webhookAllowPrivate: readBool(env, 'THREATMON_WEBHOOK_ALLOW_PRIVATE', false),
+    allowPrivateDestinations: readBool(env, 'THREATMON_WEBHOOK_ALLOW_PRIVATE', false),
     smtpUrl: parseSmtpUrl(env.THREATMON_SMTP_URL || ''),
     smtpFrom: env.THREATMON_SMTP_FROM || 'threatmon <threatmon@localhost>',
-    webhookRetentionSeconds: readDuration(env, 'THREATMON_WEBHOOK_RETENTION', 30 * 86400),
+    deliveryRetentionSeconds: readDuration(env, 'THREATMON_WEBHOOK_RETENTION', 30 * 86400),
     metrics: readBool(env, 'THREATMON_METRICS', false),
     logLevel,
     planLimits: Object.freeze(

@@ -21,7 +21,7 @@ describe('configuration', () => {
       planLimits: { starter: 100, professional: 500, enterprise: 2000 },
       workers: 1,
       principalCacheMs: 2000,
-      webhookRetentionSeconds: 2592000,
+      deliveryRetentionSeconds: 2592000,
     });
     expect(Object.isFrozen(c)).toBe(true);
   });
@@ -63,7 +63,7 @@ describe('configuration', () => {
       logLevel: 'warn',
       workers: 3,
       principalCacheMs: 0,
-      webhookRetentionSeconds: 2592000,
+      deliveryRetentionSeconds: 2592000,
       publicUrl: 'https://api.example.com',
     });
     expect(loadConfig({ THREATMON_WORKERS: 'auto' }).workers).toBe(os.availableParallelism());

@@ -1,5 +1,5 @@
 import { Listing } from '../../db/listing.js';
-import { ROLES } from './users.repository.js';
+import { ROLES } from '../../domain/roles.js';
 
 /** API keys: your own, or (admins) those of the whole organization. */
 export const apiKeyListing = new Listing({

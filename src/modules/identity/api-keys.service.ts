@@ -12,7 +12,8 @@ import type { ApiKeyOut } from './api-keys.schemas.js';
 import { framePrincipal, hasRole, type Principal, requirePerson } from './principal.js';
 import { throttled } from './throttle.js';
 import { unauthenticated } from './tokens.js';
-import { ROLE_RANK, type Role, type UsersRepository } from './users.repository.js';
+import { ROLE_RANK, type Role } from '../../domain/roles.js';
+import type { UsersRepository } from './users.repository.js';
 
 /** `tm_` and 43 characters of base64url: 256 bits from the CSPRNG. */
 const KEY_BYTES = 32;

@@ -16,7 +16,8 @@ import { UsersService } from './users.service.js';
 import type { Module } from '../module-parts.js';
 
 export { actorOf, hasRole, type Principal, principalOf, requireRole } from './principal.js';
-export { ROLE_RANK, ROLES, type Role, type User } from './users.repository.js';
+export { ROLE_RANK, ROLES, type Role } from '../../domain/roles.js';
+export type { User } from './users.repository.js';
 export { UserSchema } from './users.schemas.js';
 export { presentUser, type NewUser } from './users.service.js';
 export { USERNAME_PATTERN } from './users.schemas.js';

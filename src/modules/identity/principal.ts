@@ -1,7 +1,8 @@
 import type { FastifyRequest } from 'fastify';
 import type { Plan } from '../../config.js';
 import { forbidden } from '../../http/errors.js';
-import { ROLE_RANK, type Role, toUser, type User, type UserRow } from './users.repository.js';
+import { ROLE_RANK, type Role } from '../../domain/roles.js';
+import { toUser, type User, type UserRow } from './users.repository.js';
 import { unauthenticated } from './tokens.js';
 
 /** Who a request is by: its user, organization and role, as the authentication hook found them. */

@@ -1,5 +1,5 @@
 import { Listing } from '../../db/listing.js';
-import { ROLES } from './users.repository.js';
+import { ROLES } from '../../domain/roles.js';
 
 /** The identity module's list: the users of an organization. */
 export const userListing = new Listing({

@@ -1,5 +1,6 @@
 import { type InferResult, type Kysely, type Selectable, sql } from 'kysely';
 import type { DB, UsersTable } from '../../db/schema.js';
+import type { Role } from '../../domain/roles.js';
 
 export type UserRow = Selectable<UsersTable>;
 
@@ -17,10 +18,6 @@ export interface User {
   last_login_at: string | null;
   password_hash: string;
 }
-
-export const ROLES = ['owner', 'admin', 'analyst', 'viewer'] as const;
-export type Role = (typeof ROLES)[number];
-export const ROLE_RANK: Record<Role, number> = { viewer: 0, analyst: 1, admin: 2, owner: 3 };
 
 export function toUser(row: UserRow): User {
   return { ...row, role: row.role as Role, is_active: Boolean(row.is_active), is_staff: Boolean(row.is_staff) };

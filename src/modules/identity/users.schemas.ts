@@ -1,6 +1,6 @@
 import { type Static, Type } from 'typebox';
 import { Nullable, Timestamp, Uuid } from '../../http/schemas.js';
-import { ROLES } from './users.repository.js';
+import { ROLES } from '../../domain/roles.js';
 
 export const RoleSchema = Type.Enum([...ROLES], { type: 'string', description: 'Role in the organization: owner > admin > analyst > viewer.' });
 /** What a login name may hold (a credential canary's name too: it must be one somebody could log in with). */

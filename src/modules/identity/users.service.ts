@@ -6,7 +6,8 @@ import { conflict, forbidden, notFound, validation } from '../../http/errors.js'
 import type { AuditLog } from '../audit/index.js';
 import { diff } from '../audit/index.js';
 import { hashPassword, type PasswordPolicy } from './passwords.js';
-import { ROLE_RANK, type Role, toUser, type User, type UsersRepository } from './users.repository.js';
+import { ROLE_RANK, type Role } from '../../domain/roles.js';
+import { toUser, type User, type UsersRepository } from './users.repository.js';
 import { userListing } from './users.lists.js';
 import type { ListParams, ListResult } from '../../db/listing.js';
 import type { UserOut } from './users.schemas.js';

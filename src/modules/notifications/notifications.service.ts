@@ -132,7 +132,7 @@ export class NotificationsService {
       }
       return addresses.join(', ');
     }
-    return destinationUrl(raw, this.deps.config.webhookAllowPrivate, 'target');
+    return destinationUrl(raw, this.deps.config.allowPrivateDestinations, 'target');
   }
 
   list(p: Principal, params: ListParams): Promise<ListResult<ChannelOut>> {
@@ -356,7 +356,7 @@ export class NotificationsService {
 
   /** Messages done before the retention (THREATMON_WEBHOOK_RETENTION) are removed; those still to send stay. */
   async prune(): Promise<void> {
-    await this.repo.prune(this.db, new Date(this.deps.clock().getTime() - this.deps.config.webhookRetentionSeconds * 1000).toISOString());
+    await this.repo.prune(this.db, new Date(this.deps.clock().getTime() - this.deps.config.deliveryRetentionSeconds * 1000).toISOString());
   }
 
   /** A channel's messages by status (tests, figures). */

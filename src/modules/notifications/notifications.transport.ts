@@ -28,11 +28,11 @@ export const CHAT_FORMATS: Record<Exclude<ChannelKind, 'email'>, (n: Notice) => 
 export class Transport {
   private mailer?: Transporter;
 
-  constructor(private readonly config: { smtpUrl: string | null; smtpFrom: string; webhookAllowPrivate: boolean }) {}
+  constructor(private readonly config: { smtpUrl: string | null; smtpFrom: string; allowPrivateDestinations: boolean }) {}
 
   async deliver(kind: ChannelKind, target: string, notice: Notice): Promise<Outcome> {
     if (kind === 'email') return this.mail(target, notice);
-    const r = await send(target, {}, JSON.stringify(CHAT_FORMATS[kind](notice)), this.config.webhookAllowPrivate);
+    const r = await send(target, {}, JSON.stringify(CHAT_FORMATS[kind](notice)), this.config.allowPrivateDestinations);
     return { ok: r.ok, status_code: r.status_code, response: r.answer || null, error: r.error ?? (r.ok ? null : `answered ${r.status_code}${r.answer ? `: ${r.answer.slice(0, 200)}` : ''}`), duration_ms: r.duration_ms };
   }
 

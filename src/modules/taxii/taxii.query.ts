@@ -1,5 +1,6 @@
 import { AppError } from '../../errors.js';
-import type { CollectionKind, ObjectQuery } from './taxii.repository.js';
+import type { ObjectQuery } from './taxii.repository.js';
+import type { CollectionKind } from './taxii.schemas.js';
 import { MAX_PAGE, STIX_MEDIA, TAXII_MEDIA } from './taxii.schemas.js';
 
 /** TAXII 2.1's query string and media types, parsed: pure functions of the request's text. */

@@ -1,8 +1,7 @@
 import { type Kysely, sql } from 'kysely';
 import type { DB } from '../../db/schema.js';
 
-export const COLLECTION_KINDS = ['indicators', 'exposures'] as const;
-export type CollectionKind = (typeof COLLECTION_KINDS)[number];
+import type { CollectionKind } from './taxii.schemas.js';
 
 /** One version of a STIX object as a collection keeps it. */
 export interface ObjectVersion {

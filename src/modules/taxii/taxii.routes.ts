@@ -7,7 +7,8 @@ import { publicBase } from '../../http/listing.js';
 import type { BoundPlugin } from '../../http/routes.js';
 import { principalOf } from '../identity/index.js';
 import { formatUs, negotiate, nextToken, objectQuery, type TaxiiQuery } from './taxii.query.js';
-import type { CollectionKind, StoredObject } from './taxii.repository.js';
+import type { StoredObject } from './taxii.repository.js';
+import type { CollectionKind } from './taxii.schemas.js';
 import {
   ApiRootSchema,
   CollectionParams,

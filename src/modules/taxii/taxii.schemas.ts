@@ -1,5 +1,9 @@
 import { Type } from 'typebox';
 
+/** The collections every organization has: its incidents' IOCs, and its alerts as exposures. */
+export const COLLECTION_KINDS = ['indicators', 'exposures'] as const;
+export type CollectionKind = (typeof COLLECTION_KINDS)[number];
+
 /** TAXII 2.1's resources (OASIS TAXII 2.1, section 4-5), as this server answers them. */
 
 export const TAXII_MEDIA = 'application/taxii+json;version=2.1';

@@ -7,7 +7,8 @@ import { marking, organizationIdentity, type StixIoc, stixIocObject } from '../.
 import { type DomainEvent, readEvent } from '../events/index.js';
 import type { RecordedEvent } from '../hooks.js';
 import type { Principal } from '../identity/index.js';
-import { COLLECTION_KINDS, type CollectionKind, type ObjectQuery, type ObjectVersion, type StoredObject, TaxiiRepository } from './taxii.repository.js';
+import { type ObjectQuery, type ObjectVersion, type StoredObject, TaxiiRepository } from './taxii.repository.js';
+import { COLLECTION_KINDS, type CollectionKind } from './taxii.schemas.js';
 
 /** Organizations as the STIX objects name them. */
 export type OrganizationsLookup = (db: Kysely<DB>, ids: string[]) => Promise<Array<{ id: string; name: string; created_at: string }>>;

@@ -96,7 +96,7 @@ export class WebhooksService {
 
   /** A URL that can be a destination: http(s), and (unless allowed) only public addresses. */
   private checkUrl(url: string): Promise<string> {
-    return destinationUrl(url, this.deps.config.webhookAllowPrivate, 'url');
+    return destinationUrl(url, this.deps.config.allowPrivateDestinations, 'url');
   }
 
   list(p: Principal, params: ListParams): Promise<ListResult<WebhookOut>> {
@@ -205,7 +205,7 @@ export class WebhooksService {
   private async post(w: WebhookRow, eventId: string, body: string): Promise<SendResult> {
     const at = this.deps.clock();
     const headers = { 'webhook-id': eventId, 'webhook-timestamp': String(Math.floor(at.getTime() / 1000)), 'webhook-signature': sign(this.secretsOf(w), eventId, at, body) };
-    return send(w.url, headers, body, this.deps.config.webhookAllowPrivate);
+    return send(w.url, headers, body, this.deps.config.allowPrivateDestinations);
   }
 
   /** POST /webhooks/<id>/test/: a ping sent now, logged, never counted as a failure. */
@@ -345,7 +345,7 @@ export class WebhooksService {
 
   /** Deletes finished messages, attempts and outbox events older than the retention period. */
   async prune(): Promise<void> {
-    await this.repo.prune(this.db, new Date(this.deps.clock().getTime() - this.deps.config.webhookRetentionSeconds * 1000).toISOString());
+    await this.repo.prune(this.db, new Date(this.deps.clock().getTime() - this.deps.config.deliveryRetentionSeconds * 1000).toISOString());
   }
 
   start(log: JobLog): void {
