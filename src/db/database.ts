@@ -169,11 +169,10 @@ export function openSqlite(file: string, opts: { busyTimeoutMs?: number; walWait
 /**
  * Settings of each PostgreSQL session. No JIT: it compiles a statement whose estimated cost passes
  * jit_above_cost (a leak search over a slice of a large corpus) for longer than the statement then
- * runs (0.8 s against 0.06 s at 10M). work_mem 32 MB: the bitmap of a word matching 300,000
- * records stays exact, so the rows are not checked again by computing their vectors (0.45 s ->
- * 0.12 s to count 10,001 matches at 10M). No parallel workers for a statement: an API serves many
- * at once, and the workers' coordination then only takes cores from them (full-text searches at
- * 16 connections, 10M: 17-18 -> 36-46 req/s). Index builds keep theirs (a maintenance setting).
+ * runs. work_mem 32 MB: the bitmap of a common word stays exact, so its rows are not checked again
+ * by computing their vectors. No parallel workers for a statement: an API serves many at once, and
+ * the workers' coordination only takes cores from them. Index builds keep theirs (a maintenance
+ * setting). The measures behind each are in docs/SCALING.md.
  */
 const PG_SESSION_OPTIONS = '-c jit=off -c work_mem=32MB -c max_parallel_workers_per_gather=0';
 

@@ -6,7 +6,7 @@ import { Hooks } from '../runtime/hooks.js';
 
 /**
  * Every seam between the modules, with the signature of its handlers: who publishes each hook, and
- * what a handler does. Monitoring, tracking tokens and webhooks take part through these, subscribing
+ * what a handler does. Monitoring, tracking tokens, webhooks, notifications and TAXII take part through these, subscribing
  * in their own index.ts, never through app.ts or http/.
  */
 
@@ -56,7 +56,10 @@ export interface RecordedEvent {
   created_at: string;
 }
 
-/** Called in the transaction that records events: webhooks queue their deliveries here, so they commit with the change. */
+/**
+ * Called in the transaction that records events, so that what follows from them commits with the
+ * change: webhooks queue their deliveries, notifications their messages, TAXII its STIX versions.
+ */
 export type EventsRecordedHook = (trx: Kysely<DB>, events: RecordedEvent[]) => Promise<void>;
 
 export interface AppHooks {
