@@ -1,7 +1,8 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { Database } from '../../db/database.js';
 import type { ListParams, ListResult } from '../../db/listing.js';
-import type { AuditLogTable, DB } from '../../db/schema.js';
+import type { DB } from '../../db/schema.js';
+import type { AuditLogTable } from './audit.tables.js';
 import { auditListing } from './audit.lists.js';
 import type { AuditEntryOut } from './audit.schemas.js';
 

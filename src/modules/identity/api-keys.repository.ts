@@ -1,5 +1,6 @@
 import { type Kysely, type Selectable } from 'kysely';
-import type { ApiKeysTable, DB } from '../../db/schema.js';
+import type { DB } from '../../db/schema.js';
+import type { ApiKeysTable } from './identity.tables.js';
 
 export type ApiKeyRow = Selectable<ApiKeysTable>;
 

@@ -1,5 +1,6 @@
 import { type InferResult, type Kysely, type Selectable, sql } from 'kysely';
-import type { DB, UsersTable } from '../../db/schema.js';
+import type { DB } from '../../db/schema.js';
+import type { UsersTable } from './identity.tables.js';
 import type { Role } from '../../domain/roles.js';
 
 export type UserRow = Selectable<UsersTable>;

@@ -2,7 +2,8 @@ import { type Kysely, type RawBuilder, type Selectable, sql } from 'kysely';
 import type { Dialect } from '../../db/database.js';
 import { jsonObjectText } from '../../db/json.js';
 import { prepared } from '../../db/prepared.js';
-import type { DB, IncidentsTable, IocsTable } from '../../db/schema.js';
+import type { DB } from '../../db/schema.js';
+import type { IncidentsTable, IocsTable } from './incidents.tables.js';
 
 export type IncidentRow = Selectable<IncidentsTable>;
 export type IocRow = Selectable<IocsTable>;

@@ -2,7 +2,8 @@ import { randomBytes, randomInt } from 'node:crypto';
 import { type Insertable, type Kysely, type QueryCreator, type RawBuilder, type Selectable, sql } from 'kysely';
 import type { Database, Dialect } from '../../db/database.js';
 import { pgIso } from '../../db/json.js';
-import type { DB, LeakRecordsTable, LeakSourcesTable } from '../../db/schema.js';
+import type { DB } from '../../db/schema.js';
+import type { LeakRecordsTable, LeakSourcesTable } from './leaks.tables.js';
 import { type NormalisedRecord, STORED_FIELDS, recordKey } from '../../domain/leak-record.js';
 
 export type SourceRow = Selectable<LeakSourcesTable>;

@@ -2,7 +2,8 @@ import { type Insertable, type Kysely, type RawBuilder, type Selectable, sql } f
 import { jsonObjectText } from '../../db/json.js';
 import type { Dialect } from '../../db/database.js';
 import { RECORD_JSON } from '../leaks/index.js';
-import type { DB, MonitorAlertsTable, MonitorsTable } from '../../db/schema.js';
+import type { DB } from '../../db/schema.js';
+import type { MonitorAlertsTable, MonitorsTable } from './monitoring.tables.js';
 import type { ActiveMonitor } from './monitoring.matcher.js';
 
 export type MonitorRow = Selectable<MonitorsTable>;

@@ -1,5 +1,6 @@
 import { type Insertable, type Kysely, type Selectable, sql } from 'kysely';
-import type { DB, MonitorScansTable } from '../../db/schema.js';
+import type { DB } from '../../db/schema.js';
+import type { MonitorScansTable } from './monitoring.tables.js';
 
 export type ScanRow = Selectable<MonitorScansTable>;
 

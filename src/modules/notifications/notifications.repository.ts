@@ -1,5 +1,6 @@
 import { type Kysely, type Selectable, sql, type Updateable } from 'kysely';
-import type { DB, NotificationChannelsTable, NotificationMessagesTable } from '../../db/schema.js';
+import type { DB } from '../../db/schema.js';
+import type { NotificationChannelsTable, NotificationMessagesTable } from './notifications.tables.js';
 
 export type ChannelRow = Selectable<NotificationChannelsTable>;
 export type MessageRow = Selectable<NotificationMessagesTable>;

@@ -1,5 +1,6 @@
 import type { Kysely, Selectable } from 'kysely';
-import type { DB, OrganizationsTable } from '../../db/schema.js';
+import type { DB } from '../../db/schema.js';
+import type { OrganizationsTable } from './organizations.tables.js';
 
 export type OrganizationRow = Selectable<OrganizationsTable> & { member_count: number };
 

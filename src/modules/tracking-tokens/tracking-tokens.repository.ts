@@ -2,7 +2,8 @@ import { type Insertable, type Kysely, type RawBuilder, type Selectable, sql } f
 import type { Dialect } from '../../db/database.js';
 import { type JsonField, jsonObjectText, jsonQuote } from '../../db/json.js';
 import { prepared } from '../../db/prepared.js';
-import type { DB, TrackingTokenExposuresTable, TrackingTokensTable } from '../../db/schema.js';
+import type { DB } from '../../db/schema.js';
+import type { TrackingTokenExposuresTable, TrackingTokensTable } from './tracking-tokens.tables.js';
 
 export type TokenRow = Selectable<TrackingTokensTable>;
 export type ExposureRow = Selectable<TrackingTokenExposuresTable>;

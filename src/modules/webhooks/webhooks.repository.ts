@@ -1,5 +1,6 @@
 import type { ExpressionBuilder, Insertable, Kysely, Selectable } from 'kysely';
-import type { DB, WebhookAttemptsTable, WebhookMessagesTable, WebhooksTable } from '../../db/schema.js';
+import type { DB } from '../../db/schema.js';
+import type { WebhookAttemptsTable, WebhookMessagesTable, WebhooksTable } from './webhooks.tables.js';
 import type { Dialect } from '../../db/database.js';
 
 export type WebhookRow = Selectable<WebhooksTable>;
