@@ -30,6 +30,8 @@ export interface DepsOverrides {
   newId?: () => string;
   counters?: CounterStore;
   onRedisError?: (err: unknown) => void;
+  /** Called with the text of every statement the database runs (tests). */
+  queryLog?: (sql: string) => void;
 }
 
 export function createDeps(config: Config, overrides: DepsOverrides = {}): AppDeps {
@@ -48,7 +50,7 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): AppDe
       counters = new MemoryCounterStore(() => clock().getTime());
     }
   }
-  const database = overrides.database ?? createDatabase(config);
+  const database = overrides.database ?? createDatabase(config, { queryLog: overrides.queryLog });
   const metrics = new Metrics(config.metrics);
   if (database.replicas) metrics.watchReplicas(database.replicas.states);
   return {

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import SQLite from 'better-sqlite3';
-import { Kysely, PostgresDialect, type SqliteDatabase, SqliteDialect, type SqliteStatement, sql } from 'kysely';
+import { Kysely, type LogEvent, PostgresDialect, type SqliteDatabase, SqliteDialect, type SqliteStatement, sql } from 'kysely';
 import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import type { Config } from '../config.js';
@@ -211,13 +211,18 @@ function pgTypes() {
 
 export function createDatabase(
   config: Pick<Config, 'databaseUrl' | 'databaseKind'> & Partial<Pick<Config, 'pgPreparedStatements' | 'databaseReadUrls' | 'replicaMaxLagMs' | 'replicaCheckMs'>>,
+  options: { queryLog?: (sql: string) => void } = {},
 ): Database {
+  const { queryLog } = options;
+  // Every statement run, as its text (tests hold the leak search's statements to checked-in files).
+  const log = queryLog ? (event: LogEvent) => queryLog(event.query.sql) : undefined;
   if (config.databaseKind === 'sqlite') {
     const raw = openSqlite(config.databaseUrl.slice('sqlite:'.length));
     const wrapped = wrapSqlite(raw);
-    const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: wrapped }) });
+    const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: wrapped }), log });
     directReaders.set(db, (query, params) => {
       if (raw.inTransaction) return undefined;
+      queryLog?.(query);
       const stmt = wrapped.prepare(query);
       return stmt.reader ? (stmt.all(params) as unknown[]) : undefined;
     });
@@ -241,7 +246,7 @@ export function createDatabase(
   const pool = newPool(config.databaseUrl);
   const readUrls = config.databaseReadUrls ?? [];
   let replicas: ReadReplicas | undefined;
-  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: clientsOf(pool, config.pgPreparedStatements !== false, () => replicas) }) });
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: clientsOf(pool, config.pgPreparedStatements !== false, () => replicas) }), log });
   if (readUrls.length) {
     replicas = new ReadReplicas(db, readUrls.map(newPool), readUrls.map(replicaName), { maxLagMs: config.replicaMaxLagMs ?? 5000, checkMs: config.replicaCheckMs ?? 1000 });
   }
