@@ -1,14 +1,12 @@
 import fs from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { SingleBar } from 'cli-progress';
-import { IngestCutOff, type IngestItem, type IngestReport, type LeaksService } from '../modules/leaks/index.js';
 import type { Separator } from '../domain/dump-lines.js';
-import type { SourceKind } from '../modules/leaks/index.js';
-import type { ExpansionLimits, ImportFormat } from './dump-input.js';
+import { type ExpansionLimits, formatNamed, type ImportFormat, IngestCutOff, type IngestItem, type IngestReport, type LeaksService, type SourceKind } from '../modules/leaks/index.js';
 import type { ReaderMessage, ReadJob } from './import-worker.js';
 import { batchItems, type ReaderBatch } from './reader-batch.js';
 
-export type { ImportFormat } from './dump-input.js';
+export type { ImportFormat } from '../modules/leaks/index.js';
 
 export class ImportError extends Error {}
 
@@ -112,7 +110,7 @@ async function load(leaks: LeaksService, source: { id: string }, opts: ImportOpt
     opts.signal,
     (m) => {
       members.push({ name: m.name, format: m.format, ...(m.separator ? { separator: m.separator } : {}) });
-      out.write(`${opts.format ? 'Reading' : 'Detected'} ${m.name} as ${FORMAT_NAMES[m.format]}${m.separator ? ` (separator "${m.separator === '\t' ? '\\t' : m.separator}")` : ''}.\n`);
+      out.write(`${opts.format ? 'Reading' : 'Detected'} ${m.name} as ${formatNamed(m.format)?.title ?? m.format}${m.separator ? ` (separator "${m.separator === '\t' ? '\\t' : m.separator}")` : ''}.\n`);
     },
     (bytes) => {
       position = bytes;
@@ -226,7 +224,6 @@ function readerThread(): Worker {
  * thread that read its file to the end waits, unreferenced (it keeps no process alive), for the
  * next import; one stopped part-way is ended.
  */
-const FORMAT_NAMES: Record<ImportFormat, string> = { combo: 'a combolist', stealer: 'stealer-log lines', csv: 'CSV', tsv: 'TSV', ndjson: 'NDJSON', json: 'a JSON array' };
 
 function startReader(job: ReadJob, signal: AbortSignal | undefined, onMember: (m: Extract<ReaderMessage, { type: 'member' }>) => void, onPosition: (bytes: number) => void = () => undefined) {
   const file = job.file;

@@ -1,11 +1,9 @@
 import fs from 'node:fs';
 import { parentPort } from 'node:worker_threads';
-import { Readable } from 'node:stream';
-import { DumpLines, type ReadLine, type Separator, UnknownLineFormat } from '../domain/dump-lines.js';
+import type { Separator } from '../domain/dump-lines.js';
 import { type RecordResult, recordKeyHex } from '../domain/leak-record.js';
-import { lineResult, MAX_NDJSON_LINE_BYTES, NdjsonLines, recordResult } from '../modules/leaks/index.js';
-import { type Detected, detectFormat, ExpansionLimit, type ExpansionLimits, IMPORT_FORMATS, type ImportFormat, inputMembers, peek, type ReadPosition, Utf8Lines, utf8Chunks } from './dump-input.js';
-import { readItems } from './import-items.js';
+import { Utf8Lines } from '../domain/text-lines.js';
+import { ExpansionLimit, type ExpansionLimits, IMPORT_FORMATS, type ImportFormat, inputMembers, openInput, type ReadPosition, UnknownLineFormat } from '../modules/leaks/index.js';
 import { BatchBuilder } from './reader-batch.js';
 
 /**
@@ -28,8 +26,7 @@ const MAX_IN_FLIGHT_BYTES = 8 * 1024 * 1024;
 const BATCH_BYTES = 1024 * 1024;
 /** The reader says where it stands in the file each time it has read this much more of it. */
 const POSITION_STEP = 1024 * 1024;
-/** The longest CSV row or JSON array item read (as MAX_NDJSON_LINE_BYTES). */
-const MAX_ITEM_BYTES = MAX_NDJSON_LINE_BYTES;
+
 
 export interface ReadJob {
   type: 'read';
@@ -123,73 +120,20 @@ async function read(job: ReadJob) {
       }
     }
   }
-  const announce = (name: string, format: ImportFormat, separator?: Separator) => port.postMessage({ type: 'member', name, format, ...(separator ? { separator } : {}) } satisfies ReaderMessage);
   let last: ReaderMessage;
   try {
     for await (const input of inputMembers(job.file, position, job.expansion)) {
       member = input.name;
       // Each member decoded on its own: one ended early leaves no begun line to the next.
       const encoding = new Utf8Lines();
-      const { head, all } = await peek(utf8Chunks(reporting(input.chunks), encoding), 64 * 1024);
-      const sample = head.toString('utf8');
-      // Not told by its first lines (one longer than the sample, say): read as lines, the format told from the first that can be read.
-      const detected: Detected = (job.format ? { format: job.format, separator: job.separator } : detectFormat(sample)) ?? { format: 'combo' };
-      const format = detected.format;
+      let numbered = false;
+      const told = (t: { format: string; separator?: Separator; numbered: boolean }) => {
+        numbered = t.numbered;
+        port.postMessage({ type: 'member', name: input.name, format: t.format, ...(t.separator ? { separator: t.separator } : {}) } satisfies ReaderMessage);
+      };
       try {
-        if (format === 'ndjson') {
-          announce(input.name, format);
-          // A chunk's lines are split and normalised in one synchronous pass: no promise per record.
-          const lines = new NdjsonLines();
-          const sizes: number[] = [];
-          for await (const chunk of all) {
-            sizes.length = 0;
-            const values = lines.push(chunk, sizes);
-            for (let i = 0; i < values.length; i++) if (add(recordResult(values[i]), sizes[i] as number)) await send();
-          }
-          sizes.length = 0;
-          const last = lines.end(sizes);
-          if (last.length) add(recordResult(last[0]), sizes[0] as number);
-        } else if (format === 'combo' || format === 'stealer') {
-          const told = job.format || detected.separator ? format : undefined;
-          const lines = new DumpLines(told, job.separator ?? detected.separator);
-          let announced = false;
-          const take = async (read: Iterable<ReadLine>) => {
-            for (const l of read) {
-              if (!announced && lines.told) {
-                announced = true;
-                announce(input.name, lines.told.format, lines.told.separator);
-              }
-              const result = lineResult(l.parsed);
-              if (add(result, l.bytes, l.line, result.ok ? undefined : l.text)) await send();
-            }
-          };
-          try {
-            for await (const chunk of all) await take(lines.push(chunk.toString('utf8')));
-            await take(lines.push('', true));
-            if (!announced) announce(input.name, lines.told?.format ?? format, lines.told?.separator);
-          } catch (err) {
-            // Cut short: the whole lines read before are items too (see dumpLineItems).
-            if (err instanceof ExpansionLimit) await take(lines.drain());
-            throw err;
-          }
-        } else {
-          announce(input.name, format);
-          // CSV, TSV and JSON arrays: the bytes read since the previous item are this item's.
-          let read = 0;
-          let counted = 0;
-          const counting = async function* () {
-            for await (const c of all) {
-              read += c.length;
-              // One record is far smaller (see MAX_NDJSON_LINE_BYTES): its parser would hold it whole.
-              if (read - counted > MAX_ITEM_BYTES) throw new Error(`a record longer than ${MAX_ITEM_BYTES} bytes`);
-              yield c;
-            }
-          };
-          for await (const { value } of readItems(Readable.from(counting()), format, { columns: job.columns })) {
-            const bytes = read - counted;
-            counted = read;
-            if (add(recordResult(value), bytes)) await send();
-          }
+        for await (const read of openInput(reporting(input.chunks), { format: job.format, separator: job.separator, columns: job.columns, encoding, told })) {
+          for (const it of read) if (add(it.result, it.bytes, numbered ? it.index : undefined, it.text)) await send();
         }
       } catch (err) {
         if (err instanceof UnknownLineFormat) throw new Error(`cannot tell the format of ${input.name} from its content: pass --format ${IMPORT_FORMATS.join('|')}`);

@@ -2,7 +2,7 @@ import { pathToFileURL } from 'node:url';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { createServices } from '../app.js';
 import { type Separator } from '../domain/dump-lines.js';
-import { DEFAULT_EXPANSION, IMPORT_FORMATS } from './dump-input.js';
+
 import { ImportError, type ImportFormat, importLeaks } from './import-leaks.js';
 import { type Config, ConfigError, loadConfig, parseWorkers, PLANS, type Plan } from '../config.js';
 import { serve } from './serve.js';
@@ -11,7 +11,7 @@ import { migrateToLatest } from '../db/migrator.js';
 import { createDeps } from '../deps.js';
 import { AppError } from '../http/errors.js';
 import { ROLES, type Role } from '../modules/identity/index.js';
-import { SOURCE_KINDS, type SourceKind } from '../modules/leaks/index.js';
+import { DEFAULT_EXPANSION, IMPORT_FORMATS, SOURCE_KINDS, type SourceKind } from '../modules/leaks/index.js';
 
 function config(): Config {
   return loadConfig(process.env);

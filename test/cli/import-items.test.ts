@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
-import { parsed, readItems } from '../../src/cli/import-items.js';
+import { parsed, readItems } from '../../src/modules/leaks/input/index.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'threatmon-items-'));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));

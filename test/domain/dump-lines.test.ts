@@ -1,7 +1,7 @@
 import iconv from 'iconv-lite';
 import { describe, expect, it } from 'vitest';
-import { Utf8Lines } from '../../src/cli/dump-input.js';
-import { detectFormat } from '../../src/cli/dump-input.js';
+import { Utf8Lines } from '../../src/domain/text-lines.js';
+import { detectFormat } from '../../src/modules/leaks/input/index.js';
 import { detectLineFormat, parseComboLine, parseStealerLine, secretKind } from '../../src/domain/dump-lines.js';
 
 describe('combolist lines', () => {

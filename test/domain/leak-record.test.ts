@@ -19,9 +19,7 @@ import {
   tsQueryIndexed,
   wordPatterns,
 } from '../../src/domain/leak-record.js';
-import { csvRowToRecord } from '../../src/cli/import-items.js';
-import { ndjsonItems } from '../../src/modules/leaks/ndjson.js';
-import { NdjsonLines } from '../../src/modules/leaks/ndjson-lines.js';
+import { csvRowToRecord, ndjsonItems, NdjsonLines } from '../../src/modules/leaks/input/index.js';
 import { remembered } from '../../src/domain/ioc.js';
 
 describe('leak records', () => {

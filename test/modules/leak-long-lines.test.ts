@@ -2,8 +2,7 @@ import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DumpLines, type ReadLine } from '../../src/domain/dump-lines.js';
 import { Utf8Lines } from '../../src/domain/text-lines.js';
-import { dumpLineItems } from '../../src/modules/leaks/dump-lines-items.js';
-import { MAX_NDJSON_LINE_BYTES, NdjsonLines } from '../../src/modules/leaks/ndjson-lines.js';
+import { MAX_NDJSON_LINE_BYTES, NdjsonLines, openInput } from '../../src/modules/leaks/input/index.js';
 import type { User } from '../../src/modules/identity/index.js';
 import { buildTestApp, json, type TestApp } from '../helpers/build-app.js';
 
@@ -61,8 +60,8 @@ describe('one endless line', () => {
   it('tells the format from the lines after an over-long first line', async () => {
     const body = Readable.from([...repeated('x', 200_000), Buffer.from('\nalice@example.com:pw1\nbob@example.com:pw2\n')]);
     const items = [];
-    for await (const item of dumpLineItems(body, { limit: 64 * 1024 * 1024 })) items.push(item);
-    expect(items.map((i) => [i.index, i.result?.ok])).toEqual([
+    for await (const read of openInput(body, { among: ['combo', 'stealer'] })) items.push(...read);
+    expect(items.map((i) => [i.index, i.result.ok])).toEqual([
       [1, false],
       [2, true],
       [3, true],

@@ -8,7 +8,19 @@ import { LeaksService } from './leaks.service.js';
 import type { Module } from '../module-parts.js';
 
 export { IngestCutOff, type IngestItem, type IngestReport, LeaksService } from './leaks.service.js';
-export { lineResult, MAX_NDJSON_LINE_BYTES, NdjsonLines, recordResult } from './ndjson-lines.js';
+export {
+  DEFAULT_EXPANSION,
+  ExpansionLimit,
+  type ExpansionLimits,
+  formatNamed,
+  IMPORT_FORMATS,
+  type ImportFormat,
+  inputMembers,
+  type InputItem,
+  openInput,
+  type ReadPosition,
+  UnknownLineFormat,
+} from './input/index.js';
 export { RECORD_JSON, RECORD_JSON_PG_VALUE, type HashMode, type SourceRow } from './leaks.repository.js';
 export { LeakRecordSchema, SOURCE_KINDS, type SourceKind } from './leaks.schemas.js';
 

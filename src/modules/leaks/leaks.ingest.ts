@@ -2,38 +2,14 @@ import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { ControlledTransaction, Kysely } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import type { AppDeps } from '../../deps.js';
-import type { NormalisedRecord, RecordResult } from '../../domain/leak-record.js';
+import type { NormalisedRecord } from '../../domain/leak-record.js';
 import { AppError, type FieldError } from '../../http/errors.js';
 import type { AuditLog } from '../audit/index.js';
 import type { Principal } from '../identity/index.js';
 import type { AppHookRegistry, InsertedRecord } from '../hooks.js';
 import { counterDeltas, domainDeltas, newTransactionCounts, type TransactionCounts } from './leaks.counters.js';
 import type { LeaksRepository, SourceRow } from './leaks.repository.js';
-import { recordResult } from './ndjson-lines.js';
-
-/**
- * One record to ingest: raw (`value`), or already normalised elsewhere (`result`, e.g. by the CLI's
- * reader thread, with the `bytes` of input it was read from; a `key` in it must be this source's).
- */
-export type IngestItem =
-  | { index: number; value: unknown; result?: undefined; bytes?: undefined; pause?: undefined }
-  | {
-      index: number;
-      result: RecordResult;
-      value?: undefined;
-      bytes?: number;
-      /**
-       * The last item its producer has ready (the CLI's reader thread, between batches): the batch
-       * is written now, if it holds BATCH_SIZE records, rather than after waiting for more.
-       */
-      pause?: boolean;
-    };
-
-/**
- * What an ingest reads: items one by one, or (a producer that has them in batches, the CLI's reader
- * thread) arrays of them, which skip the async iteration's promise per item.
- */
-export type IngestItems = AsyncIterable<IngestItem | readonly IngestItem[]> | Iterable<IngestItem>;
+import { type IngestItem, type IngestItems, recordResult } from './input/index.js';
 
 /**
  * A batch is written once it holds this many bytes of input, however few records that is: memory

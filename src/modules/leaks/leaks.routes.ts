@@ -10,8 +10,7 @@ import { errorResponses, IdParams, isUuid } from '../../http/schemas.js';
 import { IngestResultSchema, LeakRecordInputSchema, LeakRecordSchema, LeakSourceCreateSchema, LeakSourcePatchSchema, LeakSourceSchema, SavedSearchSchema, StatsSchema } from './leaks.schemas.js';
 import { type LeaksService, presentSource } from './leaks.service.js';
 import { leakSearch, parseLeakSearch, SavedQuerySchema, savedSearchListing, sourceListing } from './leaks.lists.js';
-import { ndjsonItems } from './ndjson.js';
-import { dumpLineItems } from './dump-lines-items.js';
+import { type InputItem, ndjsonItems, openInput, UnknownLineFormat, within } from './input/index.js';
 import type { Separator } from '../../domain/dump-lines.js';
 
 export const INGEST_BODY_LIMIT = 64 * 1024 * 1024;
@@ -25,6 +24,20 @@ class LineBody {
 }
 
 const SEPARATORS: readonly string[] = [':', ';', '|', ' ', '\t'];
+const LINE_FORMATS = ['combo', 'stealer'];
+
+/**
+ * A text/plain body's items, read as `import-leaks` reads a file (openInput): lines that read as
+ * neither format are a 400 naming the query parameter that says which.
+ */
+async function* lineItems(items: AsyncGenerator<InputItem[]>): AsyncGenerator<InputItem[]> {
+  try {
+    yield* items;
+  } catch (err) {
+    if (err instanceof UnknownLineFormat) throw new AppError('validation_error', 400, 'body: cannot tell combolist from stealer-log lines: pass ?format=combo or ?format=stealer', { errors: [{ field: 'body', message: 'not combolist or stealer-log lines' }] });
+    throw err;
+  }
+}
 
 export const leaksRoutes: FastifyPluginAsyncTypebox<{ leaks: LeaksService }> = async (app, { leaks }) => {
   // NDJSON bodies reach the handler as a stream, parsed line by line as they arrive.
@@ -190,7 +203,7 @@ export const leaksRoutes: FastifyPluginAsyncTypebox<{ leaks: LeaksService }> = a
         const { format, separator } = request.query as { format?: string; separator?: string };
         if (format !== undefined && format !== 'combo' && format !== 'stealer') throw badQuery('format', 'must be combo or stealer');
         if (separator !== undefined && !SEPARATORS.includes(separator)) throw badQuery('separator', 'must be one of ":", ";", "|", " " or a tab');
-        return leaks.ingest(id, dumpLineItems(body.stream, { format, separator: separator as Separator | undefined, limit: INGEST_BODY_LIMIT }), who);
+        return leaks.ingest(id, lineItems(openInput(within(body.stream, INGEST_BODY_LIMIT, 'line'), { format, among: LINE_FORMATS, separator: separator as Separator | undefined })), who);
       }
       if (body && typeof (body as Readable).pipe === 'function') {
         // ingest() looks the source up (404) before it reads the first line.

@@ -13,7 +13,8 @@ import { LeakAccounts } from './leaks.accounts.js';
 import { LeakBulkLoads } from './leaks.bulk-load.js';
 import { PgBulkLoads } from './leaks.bulk-load-pg.js';
 import { counterDeltas, domainDeltas } from './leaks.counters.js';
-import { type IngestItems, type IngestOptions, type IngestReport, LeakIngest } from './leaks.ingest.js';
+import type { IngestItems } from './input/index.js';
+import { type IngestOptions, type IngestReport, LeakIngest } from './leaks.ingest.js';
 import { type HashMode, LeaksRepository, type SavedSearchRow, type SourceRow } from './leaks.repository.js';
 import type { LeakSourceOut, SourceKind } from './leaks.schemas.js';
 import { LeakSearches } from './leaks.search.repository.js';
@@ -21,7 +22,8 @@ import { SavedSearches } from './leaks.saved-searches.js';
 import { sourceListing } from './leaks.lists.js';
 
 export { BULK_LOAD_ALIVE_MS } from './leaks.bulk-load.js';
-export { BATCH_SIZE, IngestCutOff, type IngestItem, type IngestItems, type IngestOptions, type IngestProgress, type IngestReport, MAX_BATCH_BYTES, MAX_REPORTED_REJECTIONS } from './leaks.ingest.js';
+export type { IngestItem, IngestItems } from './input/index.js';
+export { BATCH_SIZE, IngestCutOff, type IngestOptions, type IngestProgress, type IngestReport, MAX_BATCH_BYTES, MAX_REPORTED_REJECTIONS } from './leaks.ingest.js';
 
 export function presentSource(r: SourceRow): LeakSourceOut {
   return {

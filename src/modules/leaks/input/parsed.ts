@@ -1,6 +1,12 @@
 import { once } from 'node:events';
-import type { Duplex, Readable } from 'node:stream';
-import { RECORD_FIELDS } from '../domain/leak-record.js';
+import { type Duplex, Readable } from 'node:stream';
+import { RECORD_FIELDS } from '../../../domain/leak-record.js';
+import type { ReadOptions } from './format.js';
+import { type InputItem, recordResult } from './items.js';
+import { MAX_NDJSON_LINE_BYTES } from './ndjson.js';
+
+/** What `parsed` uses of a parser: a writable stream that emits its items as data. */
+export type Parser = Pick<Duplex, 'on' | 'write' | 'end' | 'destroy'> & NodeJS.EventEmitter;
 
 /** A CSV row as a record: known columns map to fields, any other non-empty column goes to `extra`. */
 export function csvRowToRecord(row: Record<string, string>): Record<string, unknown> {
@@ -19,13 +25,13 @@ export function csvRowToRecord(row: Record<string, string>): Record<string, unkn
 
 /**
  * The records of a CSV file (rows) or of a JSON array file (items) as they stream. NDJSON is split
- * by the reader thread itself (ndjson-lines.ts). The parsers load on first use, so a reader thread
+ * by its own format (ndjson.ts). The parsers load on first use, so a reader thread
  * for NDJSON starts without them.
  */
 export async function* readItems(
   stream: Readable,
   format: 'csv' | 'tsv' | 'json',
-  options: { columns?: readonly string[] } = {},
+  options: Pick<ReadOptions, 'columns'> = {},
 ): AsyncGenerator<{ index: number; value: unknown }> {
   if (format === 'csv' || format === 'tsv') {
     const { parse: parseCsv } = await import('csv-parse');
@@ -48,9 +54,6 @@ export async function* readItems(
   const { default: StreamArray } = await import('stream-json/streamers/StreamArray.js');
   for await (const { key, value } of parsed<{ key: number; value: unknown }>(stream, StreamArray.withParser())) yield { index: key, value };
 }
-
-/** What `parsed` uses of a parser: a writable stream that emits its items as data. */
-type Parser = Pick<Duplex, 'on' | 'write' | 'end' | 'destroy'> & NodeJS.EventEmitter;
 
 /** Items parsed and not yet taken from which the input stops being read (see parsed). */
 const MAX_WAITING_ITEMS = 1000;
@@ -124,5 +127,29 @@ export async function* parsed<T>(input: Readable, parser: Parser): AsyncGenerato
     input.destroy();
     parser.destroy();
     await feeding;
+  }
+}
+
+/** The longest CSV row or JSON array item read (as MAX_NDJSON_LINE_BYTES): its parser holds it whole. */
+export const MAX_ITEM_BYTES = MAX_NDJSON_LINE_BYTES;
+
+/**
+ * The items of a CSV, TSV or JSON array member, each normalised: an item's bytes are those read
+ * since the item before; one past MAX_ITEM_BYTES ends the member there (every item before it given).
+ */
+export async function* parsedItems(text: AsyncIterable<Buffer>, format: 'csv' | 'tsv' | 'json', options: ReadOptions): AsyncGenerator<InputItem[]> {
+  let read = 0;
+  let counted = 0;
+  async function* counting() {
+    for await (const c of text) {
+      read += c.length;
+      if (read - counted > MAX_ITEM_BYTES) throw new Error(`a record longer than ${MAX_ITEM_BYTES} bytes`);
+      yield c;
+    }
+  }
+  for await (const { index, value } of readItems(Readable.from(counting()), format, options)) {
+    const bytes = read - counted;
+    counted = read;
+    yield [{ index, result: recordResult(value), bytes }];
   }
 }

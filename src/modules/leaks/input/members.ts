@@ -1,11 +1,7 @@
 import fs from 'node:fs';
 import { pipeline, Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
-import { detectLineFormat, type LineFormat, sampleLines, type Separator } from '../domain/dump-lines.js';
-import { RECORD_FIELDS } from '../domain/leak-record.js';
-import { Utf8Lines } from '../domain/text-lines.js';
-
-export { Utf8Lines };
+import type { Utf8Lines } from '../../../domain/text-lines.js';
 
 /**
  * A dump as it comes: a file, gzipped or not, or a zip of several (each member read in turn),
@@ -13,9 +9,6 @@ export { Utf8Lines };
  * is handed on as UTF-8, a line at a time where it had to be mended, streamed: nothing is unpacked
  * to disk or held whole.
  */
-
-export type ImportFormat = 'csv' | 'tsv' | 'ndjson' | 'json' | LineFormat;
-export const IMPORT_FORMATS: readonly ImportFormat[] = ['combo', 'stealer', 'csv', 'tsv', 'ndjson', 'json'];
 
 /** One file of the input: the file itself, or a member of a zip. */
 export interface InputMember {
@@ -194,29 +187,4 @@ export async function* utf8Chunks(chunks: AsyncIterable<Buffer>, lines: Utf8Line
   }
   const tail = lines.end();
   if (tail.length) yield tail;
-}
-
-/** What a member's first lines say it is: the format, and for line formats the separator. */
-export interface Detected {
-  format: ImportFormat;
-  separator?: Separator;
-}
-
-/**
- * The format of a member from its first bytes (UTF-8 by now): a JSON array or NDJSON by their first
- * character, CSV or TSV by a header that names record fields, else combolist or stealer-log lines by
- * what most lines read as; null when none fits.
- */
-export function detectFormat(head: string): Detected | null {
-  const meaningful = sampleLines(head);
-  const first = meaningful[0]?.trim();
-  if (first === undefined) return null;
-  if (first.startsWith('[')) return { format: 'json' };
-  if (first.startsWith('{')) return { format: 'ndjson' };
-  for (const [format, delimiter] of [['tsv', '\t'], ['csv', ',']] as const) {
-    const columns = first.split(delimiter).map((c) => c.trim().replace(/^"|"$/g, '').toLowerCase());
-    if (columns.length >= 2 && columns.some((c) => (RECORD_FIELDS as readonly string[]).includes(c))) return { format };
-  }
-  const lineFormat = detectLineFormat(meaningful.slice(0, 200));
-  return lineFormat;
 }

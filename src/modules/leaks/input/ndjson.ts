@@ -1,25 +1,7 @@
-import type { LineResult } from '../../domain/dump-lines.js';
-import { normaliseRecord, type RecordResult } from '../../domain/leak-record.js';
-
-/**
- * NDJSON splitting with no dependency beyond the record normaliser, so the CLI's reader thread
- * loads in milliseconds (the HTTP error module pulls in the schema library).
- */
-
-/** A line that is not JSON: reported as a rejection of its own, never the end of the stream. */
-export class MalformedLine {
-  constructor(readonly message: string) {}
-}
-
-/** A parsed item as a record result: a malformed line is rejected like an invalid record. */
-export function recordResult(value: unknown): RecordResult {
-  return value instanceof MalformedLine ? { ok: false, errors: [{ field: 'record', message: value.message }] } : normaliseRecord(value);
-}
-
-/** A combolist or stealer-log line as a record result: one that cannot be read is rejected with its reason. */
-export function lineResult(parsed: LineResult): RecordResult {
-  return parsed.ok ? normaliseRecord(parsed.record) : { ok: false, errors: [{ field: 'line', message: parsed.reason }] };
-}
+import type { Readable } from 'node:stream';
+import { type InputFormat, YIELD_EVERY } from './format.js';
+import { type InputItem, MalformedLine, recordResult } from './items.js';
+import { within } from './within.js';
 
 function parseLine(line: string): unknown {
   try {
@@ -105,4 +87,44 @@ export class NdjsonLines {
     this.restBytes = 0;
     this.dropped = 0;
   }
+}
+
+/** NDJSON: one JSON record per line (blank lines skipped), numbered from 0. */
+export const ndjson: InputFormat = {
+  name: 'ndjson',
+  title: 'NDJSON',
+  numbered: false,
+  recognise: (first) => (first.startsWith('{') ? {} : null),
+  async *read(text) {
+    // A chunk's lines are split in one synchronous pass, then normalised YIELD_EVERY at a time.
+    const lines = new NdjsonLines();
+    const sizes: number[] = [];
+    let index = 0;
+    async function* items(values: unknown[]) {
+      for (let from = 0; from < values.length; from += YIELD_EVERY) {
+        const to = Math.min(values.length, from + YIELD_EVERY);
+        const out = new Array<InputItem>(to - from);
+        for (let i = from; i < to; i++) out[i - from] = { index: index++, result: recordResult(values[i]), bytes: sizes[i] as number };
+        yield out;
+      }
+    }
+    for await (const chunk of text) {
+      sizes.length = 0;
+      yield* items(lines.push(chunk, sizes));
+    }
+    sizes.length = 0;
+    yield* items(lines.end(sizes));
+  },
+};
+
+/**
+ * An NDJSON body as it arrives (the API's door): one raw record per non-blank line, numbered from 0,
+ * never buffering more than a chunk and a line. Past `limit` bytes: 413 (ingest() stores the records
+ * before it and says how many).
+ */
+export async function* ndjsonItems(stream: Readable, limit = Number.POSITIVE_INFINITY): AsyncGenerator<{ index: number; value: unknown }> {
+  let index = 0;
+  const lines = new NdjsonLines();
+  for await (const chunk of within(stream, limit, 'NDJSON')) for (const value of lines.push(chunk)) yield { index: index++, value };
+  for (const value of lines.end()) yield { index: index++, value };
 }
