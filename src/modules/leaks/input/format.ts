@@ -23,6 +23,8 @@ export interface InputFormat {
   readonly title: string;
   /** Whether its items' index is a line number (from 1) rather than a place (from 0). */
   readonly numbered: boolean;
+  /** Whether it takes a separator, which its read tells (options.told) from its first lines when none is given. */
+  readonly separated?: boolean;
   /**
    * Whether a member is of this format, from the first line that says something (`first`) and the
    * sample it came from (the member's first 64 KiB); a separator it tells with it. Formats are asked

@@ -57,7 +57,7 @@ const recogniseAs = (format: LineFormat) => (_first: string, sample: string) => 
 };
 
 /** Combolists: `login<SEP>secret` lines. */
-export const combo: InputFormat = { name: 'combo', title: 'a combolist', numbered: true, recognise: recogniseAs('combo'), read: readLines('combo') };
+export const combo: InputFormat = { name: 'combo', title: 'a combolist', numbered: true, separated: true, recognise: recogniseAs('combo'), read: readLines('combo') };
 
 /** Stealer-log credential lines: `url<SEP>login<SEP>password`. */
-export const stealer: InputFormat = { name: 'stealer', title: 'stealer-log lines', numbered: true, recognise: recogniseAs('stealer'), read: readLines('stealer') };
+export const stealer: InputFormat = { name: 'stealer', title: 'stealer-log lines', numbered: true, separated: true, recognise: recogniseAs('stealer'), read: readLines('stealer') };

@@ -38,7 +38,7 @@ export async function* openInput(chunks: AsyncIterable<Buffer>, options: OpenOpt
   const format = given ?? (detected ? formatNamed(detected.format) : undefined);
   const separator = options.separator ?? detected?.separator;
   const readOptions = { separator, columns: options.columns };
-  if (format && (!format.numbered || separator)) {
+  if (format && (!format.separated || separator)) {
     options.told?.({ format: format.name, title: format.title, separator, numbered: format.numbered });
     yield* format.read(all, readOptions);
     return;
