@@ -97,149 +97,32 @@ export class LeakIngest {
    * counters and what the ingest hooks raise, and committed (see `transactionMs`). Re-ingesting the
    * same records adds nothing. A failure leaves the committed batches in place and says how far it got.
    */
-  async ingest(
-    sourceId: string,
-    items: IngestItems,
-    actor: { p: Principal | null; ip: string | null },
-    { onBatch, batchSize = BATCH_SIZE, transactionMs = 0 }: IngestOptions = {},
-  ): Promise<IngestReport> {
+  async ingest(sourceId: string, items: IngestItems, actor: { p: Principal | null; ip: string | null }, options: IngestOptions = {}): Promise<IngestReport> {
     const source = await this.sources.get(sourceId);
-    const report: IngestReport = { accepted: 0, duplicates: 0, rejected: [], alerts_raised: 0, exposures_found: 0 };
-    let batch: NormalisedRecord[] = [];
-    let processed = 0;
-    let processedBytes = 0;
-    let committed = 0;
-    // Batches start at BATCH_SIZE and double up to batchSize, so a bulk load starts writing early;
-    // and one of at least BATCH_SIZE is written as soon as the reader has no more ready (`pause`),
-    // so that neither thread waits for the other.
-    let limit = Math.min(batchSize, BATCH_SIZE);
-    let batchBytes = 0;
-    // The open transaction, when it was opened, and what it holds that is not committed yet: the
-    // items processed up to its last batch, their input bytes, and its valid records.
-    let trx: ControlledTransaction<DB> | null = null;
-    let openedAt = 0;
-    const written = { processed: 0, bytes: 0, records: 0 };
-    // The counter changes of the open transaction's batches, written once as it commits.
-    let counts = newTransactionCounts();
-    // The open transaction's batches: stored again in a new transaction if PostgreSQL picks it as
-    // a deadlock's victim. Rows are locked in key order, so this only backs that order up.
-    let pending: NormalisedRecord[][] = [];
-    // The report's figures as of the last commit: what a failure reports.
-    const figures = () => ({ accepted: report.accepted, duplicates: report.duplicates, alerts_raised: report.alerts_raised, exposures_found: report.exposures_found });
-    let atCommit = figures();
-    const progressDetail = (n: number) => `Ingestion stopped after ${n} records (${report.accepted} accepted); every record before that is stored. Re-send the rest: duplicates are skipped.`;
-    /** What stoppedBy() made: a failure of the ingest itself, not of its items. */
-    let stopped: AppError | null = null;
-    /** Undoes what the open transaction holds, in the database and in the report, and says how far the ingest got. */
-    const stoppedBy = async (err: unknown): Promise<AppError> => {
-      if (trx) await trx.rollback().execute().catch(() => undefined);
-      trx = null;
-      pending = [];
-      counts = newTransactionCounts();
-      Object.assign(report, atCommit);
-      stopped = new AppError('unavailable', 503, progressDetail(committed), { body: { ...report, processed: committed } });
-      // Logged (with the request id) by the error handler; never shown to the client.
-      stopped.cause = err;
-      return stopped;
-    };
-    /**
-     * Runs `step` on the open transaction; after a deadlock, rolls it back and stores its batches
-     * again in a new one (the report back at the last commit), then runs `step` again.
-     */
-    const retryingDeadlocks = async (step: (trx: ControlledTransaction<DB>) => Promise<void>) => {
-      for (let attempt = 1; ; attempt++) {
-        try {
-          if (!trx) {
-            trx = await this.db.startTransaction().execute();
-            openedAt = this.deps.clock().getTime();
-          }
-          await step(trx);
-          return;
-        } catch (err) {
-          if (!isDeadlock(err) || attempt >= DEADLOCK_ATTEMPTS) throw await stoppedBy(err);
-          this.deps.metrics.ingestDeadlocks.inc();
-          await trx?.rollback().execute().catch(() => undefined);
-          trx = null;
-          counts = newTransactionCounts();
-          Object.assign(report, atCommit);
-          const again = pending;
-          pending = [];
-          await retryingDeadlocks(async (t) => {
-            for (const b of again) await this.storeBatch(t, source, b, report, counts);
-          });
-          pending = again;
-        }
-      }
-    };
-    const commit = async () => {
-      if (!trx) return;
-      await retryingDeadlocks(async (t) => {
-        await this.writeCounts(t, source, counts);
-        await t.commit().execute();
-      });
-      this.repo.wordsCommitted(counts.words);
-      trx = null;
-      pending = [];
-      counts = newTransactionCounts();
-      committed = written.processed;
-      atCommit = figures();
-      this.deps.metrics.ingested.inc({ outcome: 'processed' }, written.records);
-      written.records = 0;
-      onBatch?.(report, written.processed, written.bytes);
-      // The event loop turns after each commit, so a timer, a signal (Ctrl-C) or another request
-      // gets its turn: fed by a reader that keeps ahead, an import never yields otherwise. Once per
-      // commit, not per batch: yielding more often made a bulk load's batches smaller and slower.
-      await yieldToEventLoop();
-    };
-    const flush = async () => {
-      if (batch.length === 0) return;
-      const records = batch;
-      batch = [];
-      batchBytes = 0;
-      await retryingDeadlocks((t) => this.storeBatch(t, source, records, report, counts));
-      pending.push(records);
-      written.processed = processed;
-      written.bytes = processedBytes;
-      written.records += records.length;
-      if (this.deps.clock().getTime() - openedAt >= transactionMs) await commit();
-    };
+    const run = new IngestRun(this.deps, options, {
+      store: (trx, records, report, counts) => this.storeBatch(trx, source, records, report, counts),
+      writeCounts: (trx, counts) => this.writeCounts(trx, source, counts),
+      wordsCommitted: (counts) => this.repo.wordsCommitted(counts.words),
+    });
     try {
       for await (const got of items) {
         const some: readonly IngestItem[] = Array.isArray(got) ? got : [got as IngestItem];
-        for (const { index, value, result, bytes, pause } of some) {
-          processed++;
-          processedBytes += bytes ?? 0;
-          const r = result ?? recordResult(value);
-          if (!r.ok) {
-            if (report.rejected.length < MAX_REPORTED_REJECTIONS) report.rejected.push({ index, errors: r.errors });
-            else report.rejected_not_listed = (report.rejected_not_listed ?? 0) + 1;
-          } else {
-            batch.push(r.record);
-            batchBytes += bytes ?? 0;
-          }
-          if (batch.length >= limit || batchBytes >= MAX_BATCH_BYTES || (pause && batch.length >= BATCH_SIZE)) {
-            await flush();
-            limit = Math.min(batchSize, limit * 2);
-          }
-        }
+        for (const item of some) if (run.take(item)) await run.store();
       }
-      await flush();
+      await run.store();
     } catch (err) {
-      if (err === stopped) throw err;
+      if (err === run.stopped) throw err;
       // The items failed part-way (a stream cut off or past its limit, a file that cannot be read
       // on): what was read before is stored too, as it would have been had the items ended there,
       // and the error says how far the ingest got (committed below, as every ingest's last batches are).
-      await flush();
-      const progress: IngestProgress = { ...report, processed };
-      if (err instanceof AppError) throw new AppError(err.code, err.status, `${err.detail} ${progressDetail(processed)}`, { ...err.extra, body: { ...err.extra.body, ...progress } });
-      throw new IngestCutOff(err, progress);
+      await run.store();
+      throw run.cutOff(err);
     } finally {
       // The batches written in the open transaction are kept, as they would have been had each
       // been committed on its own.
-      await commit();
+      await run.commit();
     }
-    committed = processed;
-    onBatch?.(report, processed, processedBytes);
+    const report = run.finish();
     this.deps.metrics.ingested.inc({ outcome: 'accepted' }, report.accepted);
     this.deps.metrics.ingested.inc({ outcome: 'rejected' }, report.rejected.length);
     await this.audit.recordAs(this.db, actor, {
@@ -291,5 +174,182 @@ export class LeakIngest {
     report.duplicates += records.length - inserted.length;
     report.alerts_raised += alerts;
     report.exposures_found += exposures;
+  }
+}
+
+/** What a run writes through: a batch with what the hooks raise, the counters at commit, the words committed. */
+interface RunWrites {
+  store(trx: Kysely<DB>, records: NormalisedRecord[], report: IngestReport, counts: TransactionCounts): Promise<void>;
+  writeCounts(trx: Kysely<DB>, counts: TransactionCounts): Promise<void>;
+  wordsCommitted(counts: TransactionCounts): void;
+}
+
+/**
+ * One ingest's state and its steps: take an item, store the batch, open a transaction, commit it,
+ * retry it after a deadlock, stop. Batches start at BATCH_SIZE and double up to `batchSize`, so a
+ * bulk load starts writing early; one of at least BATCH_SIZE is written as soon as the reader has
+ * no more ready (`pause`), so that neither thread waits for the other.
+ */
+class IngestRun {
+  readonly report: IngestReport = { accepted: 0, duplicates: 0, rejected: [], alerts_raised: 0, exposures_found: 0 };
+  /** What stop() made: a failure of the ingest itself, not of its items. */
+  stopped: AppError | null = null;
+  private batch: NormalisedRecord[] = [];
+  private batchBytes = 0;
+  private limit: number;
+  private processed = 0;
+  private processedBytes = 0;
+  /** Items processed up to the last commit: where a failure says the ingest got. */
+  private committed = 0;
+  private trx: ControlledTransaction<DB> | null = null;
+  private openedAt = 0;
+  /** What the open transaction holds that is not committed yet: items processed up to its last batch, their input bytes, its valid records. */
+  private readonly written = { processed: 0, bytes: 0, records: 0 };
+  /** The counter changes of the open transaction's batches, written once as it commits. */
+  private counts = newTransactionCounts();
+  /**
+   * The open transaction's batches: stored again in a new transaction if PostgreSQL picks it as a
+   * deadlock's victim. Rows are locked in key order, so this only backs that order up.
+   */
+  private pending: NormalisedRecord[][] = [];
+  /** The report's figures as of the last commit: what a failure reports. */
+  private atCommit: Pick<IngestReport, 'accepted' | 'duplicates' | 'alerts_raised' | 'exposures_found'>;
+  private readonly batchSize: number;
+  private readonly transactionMs: number;
+
+  constructor(
+    private readonly deps: Pick<AppDeps, 'database' | 'clock' | 'metrics'>,
+    private readonly options: IngestOptions,
+    private readonly writes: RunWrites,
+  ) {
+    this.batchSize = options.batchSize ?? BATCH_SIZE;
+    this.transactionMs = options.transactionMs ?? 0;
+    this.limit = Math.min(this.batchSize, BATCH_SIZE);
+    this.atCommit = this.figures();
+  }
+
+  /** Takes one item: true when its batch is full and is to be stored now. */
+  take({ index, value, result, bytes, pause }: IngestItem): boolean {
+    this.processed++;
+    this.processedBytes += bytes ?? 0;
+    const r = result ?? recordResult(value);
+    if (!r.ok) {
+      if (this.report.rejected.length < MAX_REPORTED_REJECTIONS) this.report.rejected.push({ index, errors: r.errors });
+      else this.report.rejected_not_listed = (this.report.rejected_not_listed ?? 0) + 1;
+    } else {
+      this.batch.push(r.record);
+      this.batchBytes += bytes ?? 0;
+    }
+    return this.batch.length >= this.limit || this.batchBytes >= MAX_BATCH_BYTES || (pause === true && this.batch.length >= BATCH_SIZE);
+  }
+
+  /** Stores the batch in the open transaction (opening one), and commits once it has been open `transactionMs`. */
+  async store(): Promise<void> {
+    if (this.batch.length === 0) return;
+    const records = this.batch;
+    this.batch = [];
+    this.batchBytes = 0;
+    this.limit = Math.min(this.batchSize, this.limit * 2);
+    await this.retryingDeadlocks((t) => this.writes.store(t, records, this.report, this.counts));
+    this.pending.push(records);
+    this.written.processed = this.processed;
+    this.written.bytes = this.processedBytes;
+    this.written.records += records.length;
+    if (this.deps.clock().getTime() - this.openedAt >= this.transactionMs) await this.commit();
+  }
+
+  /** Commits the open transaction with its counters, if one is open. */
+  async commit(): Promise<void> {
+    if (!this.trx) return;
+    await this.retryingDeadlocks(async (t) => {
+      await this.writes.writeCounts(t, this.counts);
+      await t.commit().execute();
+    });
+    this.writes.wordsCommitted(this.counts);
+    this.trx = null;
+    this.pending = [];
+    this.counts = newTransactionCounts();
+    this.committed = this.written.processed;
+    this.atCommit = this.figures();
+    this.deps.metrics.ingested.inc({ outcome: 'processed' }, this.written.records);
+    this.written.records = 0;
+    this.options.onBatch?.(this.report, this.written.processed, this.written.bytes);
+    // The event loop turns after each commit, so a timer, a signal (Ctrl-C) or another request
+    // gets its turn: fed by a reader that keeps ahead, an import never yields otherwise. Once per
+    // commit, not per batch: yielding more often made a bulk load's batches smaller.
+    await yieldToEventLoop();
+  }
+
+  /** The report once every item is committed (the last progress call says so). */
+  finish(): IngestReport {
+    this.committed = this.processed;
+    this.options.onBatch?.(this.report, this.processed, this.processedBytes);
+    return this.report;
+  }
+
+  /** The error of items that failed part-way, with how far the ingest got (see IngestCutOff). */
+  cutOff(err: unknown): Error {
+    const progress: IngestProgress = { ...this.report, processed: this.processed };
+    if (err instanceof AppError) return new AppError(err.code, err.status, `${err.detail} ${this.progressDetail(this.processed)}`, { ...err.extra, body: { ...err.extra.body, ...progress } });
+    return new IngestCutOff(err, progress);
+  }
+
+  private figures() {
+    const { accepted, duplicates, alerts_raised, exposures_found } = this.report;
+    return { accepted, duplicates, alerts_raised, exposures_found };
+  }
+
+  private progressDetail(n: number) {
+    return `Ingestion stopped after ${n} records (${this.report.accepted} accepted); every record before that is stored. Re-send the rest: duplicates are skipped.`;
+  }
+
+  /** Opens a transaction when none is open. */
+  private async open(): Promise<ControlledTransaction<DB>> {
+    if (!this.trx) {
+      this.trx = await this.deps.database.db.startTransaction().execute();
+      this.openedAt = this.deps.clock().getTime();
+    }
+    return this.trx;
+  }
+
+  /** Forgets what the open transaction holds, in the database and in the report. */
+  private async rollBack(): Promise<void> {
+    await this.trx?.rollback().execute().catch(() => undefined);
+    this.trx = null;
+    this.counts = newTransactionCounts();
+    Object.assign(this.report, this.atCommit);
+  }
+
+  /** Undoes what the open transaction holds and says how far the ingest got: the run stops here. */
+  private async stop(err: unknown): Promise<AppError> {
+    await this.rollBack();
+    this.pending = [];
+    this.stopped = new AppError('unavailable', 503, this.progressDetail(this.committed), { body: { ...this.report, processed: this.committed } });
+    // Logged (with the request id) by the error handler; never shown to the client.
+    this.stopped.cause = err;
+    return this.stopped;
+  }
+
+  /**
+   * Runs `step` on the open transaction; after a deadlock, rolls it back and stores its batches
+   * again in a new one (the report back at the last commit), then runs `step` again.
+   */
+  private async retryingDeadlocks(step: (trx: ControlledTransaction<DB>) => Promise<void>): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await step(await this.open());
+        return;
+      } catch (err) {
+        if (!isDeadlock(err) || attempt >= DEADLOCK_ATTEMPTS) throw await this.stop(err);
+        this.deps.metrics.ingestDeadlocks.inc();
+        await this.rollBack();
+        const again = this.pending;
+        this.pending = [];
+        await this.retryingDeadlocks(async (t) => {
+          for (const b of again) await this.writes.store(t, b, this.report, this.counts);
+        });
+        this.pending = again;
+      }
+    }
   }
 }
