@@ -42,7 +42,7 @@ let peakRss = 0;
 const sample = setInterval(() => {
   peakRss = Math.max(peakRss, process.memoryUsage().rss);
 }, 200);
-if (bulk) await services.leaks.beginBulkLoad();
+if (bulk) await services.leaks.bulk.begin();
 for (const f of files) {
   const r = await importLeaks(services.leaks, { file: path.join(folder, f), source: `Bench ${corpusSourceName(f)}`, createSource: true, progress: false, afterLargeLoad: false, out: fs.createWriteStream('/dev/null') });
   const rejected = r.rejected.length + (r.rejected_not_listed ?? 0);
@@ -53,7 +53,7 @@ for (const f of files) {
 const loadSeconds = (Date.now() - started) / 1000;
 const steps = {};
 // As import-leaks --bulk ends it: rebuilt here, unless another import is still loading (see endBulkLoad).
-if (bulk) await services.leaks.endBulkLoad((step, ms) => (steps[step] = ms));
+if (bulk) await services.leaks.bulk.end((step, ms) => (steps[step] = ms));
 // Once for the whole load, as import-leaks does after one large file (VACUUM ANALYZE on PostgreSQL).
 await services.leaks.afterLargeLoad();
 clearInterval(sample);

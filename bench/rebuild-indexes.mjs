@@ -11,9 +11,9 @@ import { createDeps } from '../dist/deps.js';
 
 const deps = createDeps(loadConfig(process.env));
 const leaks = createServices(deps).leaks;
-await leaks.beginBulkLoad();
+await leaks.bulk.begin();
 const steps = {};
 const started = Date.now();
-await leaks.endBulkLoad((step, ms) => (steps[step] = ms));
+await leaks.bulk.end((step, ms) => (steps[step] = ms));
 console.log(JSON.stringify({ seconds: (Date.now() - started) / 1000, steps }));
 await deps.database.close();

@@ -264,7 +264,7 @@ describe('data migrations', () => {
     expect(matches('"jam"*')).toBe(4);
     // A record of the load deleted before it ends leaves the index with it.
     raw.prepare("delete from leak_records where email = 'jamal@prefix.example'").run();
-    expect(await leaks.finishBulkLoad()).toBe(true);
+    expect(await leaks.bulk.finish()).toBe(true);
     raw.exec("insert into leak_records_fts(leak_records_fts, rank) values ('integrity-check', 1)");
     expect(matches('"jam"*')).toBe(3);
     expect(matches('"ja"*')).toBe(4);
@@ -290,7 +290,7 @@ describe('data migrations', () => {
     await leaks.ingest(sourceId, [{ index: 0, value: values[2] }], actor);
     expect(await migrateToLatest(db)).toContain('0010_leak_lean_indexes');
     if (raw) {
-      expect(await leaks.finishBulkLoad()).toBe(true);
+      expect(await leaks.bulk.finish()).toBe(true);
       expect((raw.prepare("select sql from sqlite_master where name = 'leak_records_fts'").get() as { sql: string }).sql).toContain('columnsize=0');
       raw.exec("insert into leak_records_fts(leak_records_fts, rank) values ('integrity-check', 1)");
       expect((raw.prepare("select count(*) as n from leak_records_fts where leak_records_fts match 'sparse'").get() as { n: number }).n).toBe(2);

@@ -78,10 +78,10 @@ export async function importLeaks(leaks: LeaksService, opts: ImportOptions): Pro
     out.write(`Leak source "${opts.source}" is now of kind ${opts.kind}.\n`);
   }
   if (opts.bulk) {
-    await leaks.beginBulkLoad();
+    await leaks.bulk.begin();
     out.write('Bulk load: search indexes are set aside until the end of the file (searches are slower meanwhile).\n');
   }
-  const restoreCache = leaks.importPageCache();
+  const restoreCache = leaks.bulk.importPageCache();
   try {
     const report = await load(leaks, source, opts, out);
     if (opts.afterLargeLoad !== false && report.accepted >= LARGE_LOAD && !report.interrupted) await leaks.afterLargeLoad();
@@ -90,7 +90,7 @@ export async function importLeaks(leaks: LeaksService, opts: ImportOptions): Pro
     restoreCache();
     if (opts.bulk) {
       const started = Date.now();
-      const ended = await leaks.endBulkLoad(undefined, () =>
+      const ended = await leaks.bulk.end(undefined, () =>
         out.write(`Rebuilding search indexes${opts.signal?.aborted ? ' (Ctrl-C again to quit now and leave the rebuild to the next import or to threatmon serve)' : ''}...\n`),
       );
       if (ended === 'left to another import') out.write('Another bulk import is still loading into this database: it rebuilds the search indexes when it ends.\n');
@@ -153,7 +153,7 @@ async function load(leaks: LeaksService, source: { id: string }, opts: ImportOpt
     stored = { r, processed, bytes };
     progress();
   };
-  const bulk = opts.bulk || leaks.inBulkLoad;
+  const bulk = opts.bulk || leaks.bulk.inBulkLoad;
   let report: IngestReport;
   // The file could not be read to its end: what was read before is stored (see ingest()).
   let failure: Error | null = null;

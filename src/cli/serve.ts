@@ -30,7 +30,7 @@ async function bootstrap(deps: AppDeps, services: ReturnType<typeof createServic
 /** A bulk load that was killed left search indexes out: rebuild them before serving. One in progress is left to its importer. */
 async function finishInterruptedBulkLoad(services: ReturnType<typeof createServices>, log: { info(obj: object, msg: string): void }): Promise<void> {
   const started = Date.now();
-  const outcome = await services.leaks.finishInterruptedBulkLoad((step, ms) => log.info({ step, ms }, 'bulk load: rebuilt'));
+  const outcome = await services.leaks.bulk.finishInterrupted((step, ms) => log.info({ step, ms }, 'bulk load: rebuilt'));
   if (outcome === 'finished') log.info({ ms: Date.now() - started }, 'finished an interrupted bulk load of the leak corpus');
   if (outcome === 'in progress') log.info({}, 'a bulk load of the leak corpus is in progress in another process: its importer rebuilds the search indexes when it ends');
 }

@@ -45,7 +45,7 @@ describe.skipIf(Boolean(TEST_PG_URL))('a bulk load abandoned while a server runs
     const before = await leaks.createSource(system, { name: 'Before' });
     await leaks.ingest(before.id, [{ index: 0, value: { email: 'zelda@abandoned.example', full_name: 'Zelda Quarry' } }], system);
     // An import begins a bulk load (this process stands in for it: alive) and loads 2,000 records.
-    await leaks.beginBulkLoad();
+    await leaks.bulk.begin();
     const source = await leaks.createSource(system, { name: 'Abandoned' });
     const records = Array.from({ length: 2000 }, (_, i) => ({ index: i, value: { email: `user${i}@abandoned.example`, full_name: `Quarry Person ${i}` } }));
     expect(await leaks.ingest(source.id, records, system)).toMatchObject({ accepted: 2000 });

@@ -45,8 +45,8 @@ describe('leak corpus bulk loads', () => {
     expect(before.length).toBe(13);
     const main = await createSource('PG bulk main');
     expect(json(await ingest(main, [{ email: 'before@pgbulk.example', full_name: 'Quentin Before' }])).accepted).toBe(1);
-    await leaks.beginBulkLoad();
-    await leaks.beginBulkLoad(); // joining twice from one process is one part
+    await leaks.bulk.begin();
+    await leaks.bulk.begin(); // joining twice from one process is one part
     expect((await pgIndexes()).map((i) => i.name)).toEqual(['leak_records_fingerprint_key', 'leak_records_pkey']);
     expect(json(await ingest(main, [{ email: 'during@pgbulk.example', full_name: 'Zebulon During', ip: '198.51.100.9' }, { email: 'before@pgbulk.example', full_name: 'Quentin Before' }]))).toMatchObject({ accepted: 1, duplicates: 1 });
     // Every criterion still answers (full text too: PostgreSQL computes the vector as rows arrive).
@@ -54,12 +54,12 @@ describe('leak corpus bulk loads', () => {
     expect(await found('?ip=198.51.100.0/24')).toBe(1);
     expect(await found('?q=quentin')).toBe(1);
     const steps: string[] = [];
-    expect(await leaks.endBulkLoad((step) => steps.push(step))).toBe('rebuilt');
+    expect(await leaks.bulk.end((step) => steps.push(step))).toBe('rebuilt');
     expect(steps).toHaveLength(11);
     expect(await pgIndexes()).toEqual(before);
     expect(await found('?q=zebulon')).toBe(1);
     expect(await found('?domain=pgbulk.example')).toBe(2);
-    expect(await leaks.finishBulkLoad()).toBe(false);
+    expect(await leaks.bulk.finish()).toBe(false);
 
     await t.services.leaks.afterLargeLoad();
     const { rows } = await sql<{ last_vacuum: string | null; last_analyze: string | null }>`
@@ -79,22 +79,22 @@ describe('leak corpus bulk loads', () => {
     const b = other();
     const server = other();
     try {
-      await a.leaks.beginBulkLoad();
-      await b.leaks.beginBulkLoad();
-      expect(await server.leaks.finishInterruptedBulkLoad()).toBe('in progress');
-      expect(await a.leaks.endBulkLoad()).toBe('left to another import');
+      await a.leaks.bulk.begin();
+      await b.leaks.bulk.begin();
+      expect(await server.leaks.bulk.finishInterrupted()).toBe('in progress');
+      expect(await a.leaks.bulk.end()).toBe('left to another import');
       expect((await pgIndexes()).length).toBe(2);
-      expect(await b.leaks.endBulkLoad()).toBe('rebuilt');
+      expect(await b.leaks.bulk.end()).toBe('rebuilt');
       expect(await pgIndexes()).toEqual(before);
 
       // An importer killed mid-load: its connection, and the lock it held, are gone with it.
-      await a.leaks.beginBulkLoad();
+      await a.leaks.bulk.begin();
       await sql`select pg_terminate_backend(l.pid) from pg_locks l where l.locktype = 'advisory' and l.mode = 'ShareLock'
         and ((l.classid::bigint << 32) | l.objid::bigint) = hashtext(current_schema() || '.leak_bulk_load')::bigint`.execute(t.db);
       expect((await pgIndexes()).length).toBe(2);
-      expect(await server.leaks.finishInterruptedBulkLoad()).toBe('finished');
+      expect(await server.leaks.bulk.finishInterrupted()).toBe('finished');
       expect(await pgIndexes()).toEqual(before);
-      expect(await server.leaks.finishInterruptedBulkLoad()).toBe('none');
+      expect(await server.leaks.bulk.finishInterrupted()).toBe('none');
     } finally {
       // Not a: its bulk-load connection was cut, and its pool waits for that connection's return.
       await Promise.all([b.deps.database.close(), server.deps.database.close()]);
@@ -104,7 +104,7 @@ describe('leak corpus bulk loads', () => {
   it.skipIf(!TEST_PG_URL)('PostgreSQL: the full-text index is built beside the others; when one side fails, what the other built stays and the load is finished later', async () => {
     const leaks = t.services.leaks;
     const before = await pgIndexes();
-    await leaks.beginBulkLoad();
+    await leaks.bulk.begin();
     // The full-text side fails (a column that does not exist); the B-tree side goes on to its end.
     let original = '';
     await editSetAside(t.db, (aside) =>
@@ -116,12 +116,12 @@ describe('leak corpus bulk loads', () => {
     );
     expect(original).toMatch(/using gin/i);
     const steps: string[] = [];
-    await expect(leaks.endBulkLoad((step) => steps.push(step))).rejects.toThrow(/no_such_column/);
+    await expect(leaks.bulk.end((step) => steps.push(step))).rejects.toThrow(/no_such_column/);
     expect(steps).toHaveLength(10);
     expect((await pgIndexes()).map((i) => i.name)).toEqual(before.map((i) => i.name).filter((n) => n !== 'leak_records_search_idx'));
     expect((await sql`select 1 from leak_bulk_loads`.execute(t.db)).rows).toHaveLength(1);
     await editSetAside(t.db, (aside) => aside.map((i) => (i.name === 'leak_records_search_idx' ? { ...i, sql: original } : i)));
-    expect(await leaks.finishInterruptedBulkLoad()).toBe('finished');
+    expect(await leaks.bulk.finishInterrupted()).toBe('finished');
     expect(await pgIndexes()).toEqual(before);
   });
 
@@ -157,8 +157,8 @@ describe('leak corpus bulk loads', () => {
     });
     const settingsBefore = settings();
     expect(settingsBefore.hashsize).toEqual({ v: 2097152 });
-    await leaks.beginBulkLoad();
-    await leaks.beginBulkLoad(); // a second import joins the load in progress
+    await leaks.bulk.begin();
+    await leaks.bulk.begin(); // a second import joins the load in progress
     expect(['cache_size', 'wal_autocheckpoint'].map((p) => raw.pragma(p, { simple: true }))).toEqual([-16384, 65536]);
     expect(indexes()).toEqual([]);
     expect(insertTrigger()).toBeUndefined();
@@ -176,7 +176,7 @@ describe('leak corpus bulk loads', () => {
     expect([text.statusCode, text.headers['retry-after']]).toEqual([503, '30']);
 
     const steps: string[] = [];
-    expect(await leaks.finishBulkLoad((step) => steps.push(step))).toBe(true);
+    expect(await leaks.bulk.finish((step) => steps.push(step))).toBe(true);
     expect(steps).toContain('full-text index');
     expect(settings()).toEqual(settingsBefore);
     expect(indexes()).toEqual(before);
@@ -186,7 +186,7 @@ describe('leak corpus bulk loads', () => {
     expect(await found('?domain=bulk.example')).toBe(2);
     // The full-text index agrees with the table it indexes.
     t.app.deps.database.sqlite?.exec("insert into leak_records_fts(leak_records_fts) values ('integrity-check')");
-    expect(await leaks.finishBulkLoad()).toBe(false);
+    expect(await leaks.bulk.finish()).toBe(false);
 
     // After the load, records are indexed as they arrive again.
     expect(json(await ingest(main, [{ email: 'after@bulk.example', full_name: 'Xavier After' }])).accepted).toBe(1);
@@ -205,7 +205,7 @@ describe('leak corpus bulk loads', () => {
     // Such a load left the insert trigger in place (its WHEN test skips records while a load runs); the end indexes them.
     const main = await createSource('Bulk legacy');
     expect(json(await ingest(main, [{ email: 'legacy@bulk.example', full_name: 'Yolanda Legacy' }])).accepted).toBe(1);
-    expect(await t.services.leaks.finishBulkLoad()).toBe(true);
+    expect(await t.services.leaks.bulk.finish()).toBe(true);
     expect(indexes()).toEqual(before);
     expect(await found('?email=legacy@bulk.example')).toBe(1);
     expect(await found('?q=yolanda')).toBe(1);
@@ -249,12 +249,12 @@ describe('leak corpus bulk loads', () => {
 
   it.skipIf(Boolean(TEST_PG_URL))('checkpoints a file database\'s write-ahead log rarely during a load, and empties it at the end', async () => {
     await withFileDatabase(async ({ file, leaks, raw }) => {
-      await leaks.beginBulkLoad();
+      await leaks.bulk.begin();
       await loadSome(leaks, 'wal', 3000, 'x'.repeat(1000));
       // More than SQLite's 1,000 pages (4 MiB) are waiting in the log: no checkpoint has copied them out.
       const walBytes = () => fs.statSync(`${file}-wal`).size;
       expect(walBytes()).toBeGreaterThan(1000 * 4096);
-      expect(await leaks.finishBulkLoad()).toBe(true);
+      expect(await leaks.bulk.finish()).toBe(true);
       expect(raw.pragma('wal_autocheckpoint', { simple: true })).toBe(1000);
       expect(walBytes()).toBe(0);
       expect(raw.prepare('select count(*) as n from leak_records').get()).toEqual({ n: 3000 });
@@ -272,8 +272,8 @@ describe('leak corpus bulk loads', () => {
       const longAgo = new Date(Date.now() - BULK_LOAD_ALIVE_MS - 1000).toISOString();
       try {
         const server = createServices(serverDeps).leaks;
-        expect(await server.finishInterruptedBulkLoad()).toBe('none');
-        await leaks.beginBulkLoad();
+        expect(await server.bulk.finishInterrupted()).toBe('none');
+        await leaks.bulk.begin();
         const began = processes();
         expect(began).toEqual([{ host: os.hostname(), pid: process.pid, heartbeat_at: expect.any(String) }]);
         await new Promise((resolve) => setTimeout(resolve, 5));
@@ -281,24 +281,24 @@ describe('leak corpus bulk loads', () => {
         // Each commit of the load shows it is alive.
         expect(String(processes()[0]?.heartbeat_at) > String(began[0]?.heartbeat_at)).toBe(true);
         // A server starting now leaves the load alone: indexes still set aside, the load still on.
-        expect(await server.finishInterruptedBulkLoad()).toBe('in progress');
+        expect(await server.bulk.finishInterrupted()).toBe('in progress');
         expect(explicitIndexes(raw)).toBe(0);
         // Its import gone from this host (Ctrl-C), heartbeat fresh: interrupted at once. On another
         // host (a container sharing the file) only the heartbeat tells.
         raw.prepare('update leak_bulk_load_processes set pid = ?, host = ?').run(gonePid, 'another-host');
-        expect(await server.finishInterruptedBulkLoad()).toBe('in progress');
+        expect(await server.bulk.finishInterrupted()).toBe('in progress');
         raw.prepare('update leak_bulk_load_processes set host = ?').run(os.hostname());
-        expect(await server.finishInterruptedBulkLoad()).toBe('finished');
+        expect(await server.bulk.finishInterrupted()).toBe('finished');
         expect(processes()).toEqual([]);
         expectSound(raw, 1500);
         // Silent for longer than BULK_LOAD_ALIVE_MS: interrupted, wherever it ran. And a load begun
         // before processes were recorded (none at all) counts as interrupted too.
         for (const stale of [true, false]) {
-          await leaks.beginBulkLoad();
+          await leaks.bulk.begin();
           if (stale) raw.prepare('update leak_bulk_load_processes set host = ?, heartbeat_at = ?').run('another-host', longAgo);
           else raw.prepare('delete from leak_bulk_load_processes').run();
-          expect(await server.finishInterruptedBulkLoad()).toBe('finished');
-          expect(await leaks.finishBulkLoad()).toBe(false);
+          expect(await server.bulk.finishInterrupted()).toBe('finished');
+          expect(await leaks.bulk.finish()).toBe(false);
           expectSound(raw, 1500);
         }
       } finally {
@@ -309,24 +309,24 @@ describe('leak corpus bulk loads', () => {
 
   it.skipIf(Boolean(TEST_PG_URL))('leaves the rebuild to another import still loading, and the last import to end rebuilds', async () => {
     await withFileDatabase(async ({ leaks, raw }) => {
-      await leaks.beginBulkLoad();
+      await leaks.bulk.begin();
       await loadSome(leaks, 'first', 1000);
       // Another import on this host, alive (this test runner's parent process stands in for it), joins the load.
       raw.prepare('insert into leak_bulk_load_processes (host, pid, heartbeat_at) values (?, ?, ?)').run(os.hostname(), process.ppid, new Date().toISOString());
-      expect(await leaks.endBulkLoad()).toBe('left to another import');
-      expect(leaks.inBulkLoad).toBe(false);
+      expect(await leaks.bulk.end()).toBe('left to another import');
+      expect(leaks.bulk.inBulkLoad).toBe(false);
       expect(explicitIndexes(raw)).toBe(0);
       expect(raw.prepare('select pid from leak_bulk_load_processes').all()).toEqual([{ pid: process.ppid }]);
       // This process imports again, joining the load, and is now the last to end: it rebuilds.
-      await leaks.beginBulkLoad();
+      await leaks.bulk.begin();
       await loadSome(leaks, 'second', 1000);
       raw.prepare('delete from leak_bulk_load_processes where pid = ?').run(process.ppid);
       const steps: string[] = [];
-      expect(await leaks.endBulkLoad((step) => steps.push(step))).toBe('rebuilt');
+      expect(await leaks.bulk.end((step) => steps.push(step))).toBe('rebuilt');
       expect(steps).toHaveLength(11);
       expect(raw.prepare('select count(*) as n from leak_bulk_load_processes').get()).toEqual({ n: 0 });
       expectSound(raw, 2000);
-      expect(await leaks.endBulkLoad()).toBe('none');
+      expect(await leaks.bulk.end()).toBe('none');
     });
   });
 
@@ -336,7 +336,7 @@ describe('leak corpus bulk loads', () => {
     // locked": it cannot put the log back while the load holds a transaction, and the load holds one
     // nearly all the time (BULK_TRANSACTION_MS). Only the rebuild, one statement at a time, leaves the log.
     await withFileDatabase(async ({ file, leaks, raw }) => {
-      await leaks.beginBulkLoad();
+      await leaks.bulk.begin();
       expect(journalMode(raw)).toBe('wal');
       const source = await leaks.createSource(system, { name: 'open-during-load' });
       let release!: () => void;
@@ -359,7 +359,7 @@ describe('leak corpus bulk loads', () => {
         expect(other.prepare('select count(*) as n from leak_records').get()).toEqual({ n: 0 });
         release();
         expect(await loading).toMatchObject({ accepted: 1200 });
-        expect(await leaks.finishBulkLoad()).toBe(true);
+        expect(await leaks.bulk.finish()).toBe(true);
         expect(other.prepare('select count(*) as n from leak_records').get()).toEqual({ n: 1200 });
       } finally {
         clearTimeout(timeout);
@@ -371,10 +371,10 @@ describe('leak corpus bulk loads', () => {
 
   it.skipIf(Boolean(TEST_PG_URL))('rebuilds with a rollback journal when nothing else has the database open, and returns to the write-ahead log', async () => {
     await withFileDatabase(async ({ leaks, raw }) => {
-      await leaks.beginBulkLoad();
+      await leaks.bulk.begin();
       await loadSome(leaks, 'alone', 2000);
       const modes: unknown[] = [];
-      expect(await leaks.finishBulkLoad(() => modes.push(journalMode(raw)))).toBe(true);
+      expect(await leaks.bulk.finish(() => modes.push(journalMode(raw)))).toBe(true);
       expect(modes).toHaveLength(11);
       expect(new Set(modes)).toEqual(new Set(['truncate']));
       expect(journalMode(raw)).toBe('wal');
@@ -385,7 +385,7 @@ describe('leak corpus bulk loads', () => {
 
   it.skipIf(Boolean(TEST_PG_URL))('keeps the write-ahead log, without waiting, while another connection has the database open', async () => {
     await withFileDatabase(async ({ file, leaks, raw }) => {
-      await leaks.beginBulkLoad();
+      await leaks.bulk.begin();
       await loadSome(leaks, 'shared', 2000);
       const other = openSqlite(file);
       try {
@@ -393,7 +393,7 @@ describe('leak corpus bulk loads', () => {
         // Were the attempt to leave the log to wait for the other connection, this would outlast the test.
         raw.pragma('busy_timeout = 60000');
         const modes: unknown[] = [];
-        expect(await leaks.finishBulkLoad(() => modes.push(journalMode(raw)))).toBe(true);
+        expect(await leaks.bulk.finish(() => modes.push(journalMode(raw)))).toBe(true);
         expect(new Set(modes)).toEqual(new Set(['wal']));
         expect(raw.pragma('busy_timeout', { simple: true })).toBe(60000);
         expect(other.prepare(`select count(*) as n from leak_records_fts where leak_records_fts match '"shared 0"'`).get()).toEqual({ n: 1 });
@@ -465,13 +465,13 @@ describe('leak corpus bulk loads', () => {
 
   it.skipIf(Boolean(TEST_PG_URL))('lets a process that opens the database during the rebuild put the write-ahead log back itself', async () => {
     await withFileDatabase(async ({ file, leaks, raw }) => {
-      await leaks.beginBulkLoad();
+      await leaks.bulk.begin();
       await loadSome(leaks, 'opened', 2000);
       const modes: unknown[] = [];
       let other: SQLite.Database | undefined;
       try {
         expect(
-          await leaks.finishBulkLoad((step) => {
+          await leaks.bulk.finish((step) => {
             modes.push(journalMode(raw));
             // A server starting between two steps: it opens the database and sets the log again.
             if (step === 'index leak_records_email_idx') other = openSqlite(file);

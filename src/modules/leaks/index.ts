@@ -47,7 +47,7 @@ export function createLeaksModule(ctx: LeaksDeps) {
   // runs (seconds per million records), as it would an import's.
   const abandoned: JobLoop = new JobLoop(
     async () => {
-      if ((await service.finishInterruptedBulkLoad()) === 'finished') abandoned.log?.info?.({}, 'finished an abandoned bulk load of the leak corpus: its search indexes are rebuilt');
+      if ((await service.bulk.finishInterrupted()) === 'finished') abandoned.log?.info?.({}, 'finished an abandoned bulk load of the leak corpus: its search indexes are rebuilt');
     },
     'bulk loads: finishing an abandoned one failed',
     { pollMs: ctx.bulkLoadWatchMs ?? BULK_LOAD_WATCH_MS },

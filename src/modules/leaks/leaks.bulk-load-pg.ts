@@ -1,6 +1,7 @@
 import { type Kysely, type QueryExecutorProvider, sql } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import type { AppDeps } from '../../deps.js';
+import type { BulkLoads } from './leaks.bulk-load.js';
 
 /**
  * Bulk loads on PostgreSQL (`import-leaks --bulk`): as on SQLite (leaks.bulk-load.repository.ts),
@@ -40,7 +41,7 @@ interface SetAside {
   sql: string;
 }
 
-export class PgBulkLoads {
+export class PgBulkLoads implements BulkLoads {
   /** The connection holding this process's shared lock while it takes part in a load. */
   private held?: { db: Kysely<DB>; release: () => void; done: Promise<void> };
 
@@ -52,6 +53,14 @@ export class PgBulkLoads {
 
   get inBulkLoad(): boolean {
     return this.held !== undefined;
+  }
+
+  /** Nothing to show: a load's processes hold a lock for as long as they take part in it. */
+  heartbeat(): void {}
+
+  /** The server's page cache is its own (shared_buffers): nothing to set for an import. */
+  importPageCache(): () => void {
+    return () => undefined;
   }
 
   /** A connection of the pool kept for this process until release() (see held). */
@@ -69,7 +78,7 @@ export class PgBulkLoads {
   }
 
   /** Starts a bulk load, or joins the one in progress (another import's, or one that was interrupted). */
-  async beginBulkLoad(): Promise<void> {
+  async begin(): Promise<void> {
     if (this.held) return;
     const held = await this.hold();
     try {
@@ -98,9 +107,9 @@ export class PgBulkLoads {
    * The end of this process's part: it rebuilds what the load set aside unless another importer
    * still holds the lock, which then rebuilds when it ends.
    */
-  async endBulkLoad(onStep?: (step: string, ms: number) => void, onRebuild?: () => void): Promise<'rebuilt' | 'left to another import' | 'none'> {
+  async end(onStep?: (step: string, ms: number) => void, onRebuild?: () => void): Promise<'rebuilt' | 'left to another import' | 'none'> {
     const held = this.held;
-    if (!held) return (await this.finishInterruptedBulkLoad(onStep)) === 'finished' ? 'rebuilt' : 'none';
+    if (!held) return (await this.finishInterrupted(onStep)) === 'finished' ? 'rebuilt' : 'none';
     this.held = undefined;
     try {
       await sql`select pg_advisory_unlock_shared(${LOCK_KEY})`.execute(held.db);
@@ -114,7 +123,7 @@ export class PgBulkLoads {
   }
 
   /** Rebuilds a load left by importers that are gone; one still loading is left to them. */
-  async finishInterruptedBulkLoad(onStep?: (step: string, ms: number) => void): Promise<'finished' | 'in progress' | 'none'> {
+  async finishInterrupted(onStep?: (step: string, ms: number) => void): Promise<'finished' | 'in progress' | 'none'> {
     if (this.held) return 'in progress';
     if (!(await sql`select 1 from leak_bulk_loads`.execute(this.db)).rows.length) return 'none';
     const rebuilt = await this.rebuildIfAlone(await this.hold(), onStep);
@@ -142,8 +151,8 @@ export class PgBulkLoads {
   }
 
   /** Same as finishInterruptedBulkLoad, as SQLite's finishBulkLoad answers: whether a load was finished. */
-  async finishBulkLoad(onStep?: (step: string, ms: number) => void): Promise<boolean> {
-    return (await this.endBulkLoad(onStep)) === 'rebuilt';
+  async finish(onStep?: (step: string, ms: number) => void): Promise<boolean> {
+    return (await this.end(onStep)) === 'rebuilt';
   }
 
   /**

@@ -17,7 +17,28 @@ export const BULK_LOAD_ALIVE_MS = 2 * 60_000;
  * for loading, shown alive with each commit, and ended by rebuilding what it set aside (see
  * leaks.bulk-load.repository.ts), or left to another import still loading.
  */
-export class LeakBulkLoads {
+/**
+ * A bulk load of the corpus, as the import and the server drive it, the same on both databases:
+ * the one for the database in use is chosen once (LeaksService).
+ */
+export interface BulkLoads {
+  /** Whether this process began (or joined) a bulk load it has not finished. */
+  readonly inBulkLoad: boolean;
+  /** With each commit of a bulk load's transaction: the load is alive. */
+  heartbeat(): void;
+  /** A plain (not bulk) CLI import's page cache (SQLite); returns what puts it back. */
+  importPageCache(): () => void;
+  /** Starts a bulk load, or joins the one in progress: search indexes set aside until it ends. */
+  begin(): Promise<void>;
+  /** Rebuilds what the load set aside; false when there was nothing to rebuild. */
+  finish(onStep?: (step: string, ms: number) => void): Promise<boolean>;
+  /** This process's part ends: the last importer out rebuilds, another still loading leaves it to that one. */
+  end(onStep?: (step: string, ms: number) => void, onRebuild?: () => void): Promise<'rebuilt' | 'left to another import' | 'none'>;
+  /** A server's turn: finishes a load whose importers are gone. */
+  finishInterrupted(onStep?: (step: string, ms: number) => void): Promise<'finished' | 'in progress' | 'none'>;
+}
+
+export class SqliteBulkLoads implements BulkLoads {
   /** This connection's settings before the bulk load it began (see begin). */
   private beforeBulk?: { cacheSize: number; walAutocheckpoint: number };
 
@@ -40,7 +61,7 @@ export class LeakBulkLoads {
 
   /**
    * SQLite: this connection's page cache, for a plain CLI import (importLeaks), made
-   * PLAIN_IMPORT_CACHE_KIB; a bulk load sets its own (see beginBulkLoad). Returns what puts it back.
+   * PLAIN_IMPORT_CACHE_KIB; a bulk load sets its own (see begin). Returns what puts it back.
    */
   importPageCache(): () => void {
     const raw = this.deps.database.sqlite;
@@ -63,7 +84,7 @@ export class LeakBulkLoads {
    * commit touches again (the key index of the source being loaded, the counters, the table's last
    * pages) are copied into the database once per 256 MiB instead of every few commits.
    */
-  beginBulkLoad(): void {
+  async begin(): Promise<void> {
     beginBulkLoad(this.sqlite, this.now());
     this.beforeBulk ??= {
       cacheSize: this.sqlite.pragma('cache_size', { simple: true }) as number,
@@ -74,7 +95,7 @@ export class LeakBulkLoads {
   }
 
   /** Rebuilds what a bulk load set aside; false when none was in progress (always on PostgreSQL). */
-  finishBulkLoad(onStep?: (step: string, ms: number) => void): boolean {
+  async finish(onStep?: (step: string, ms: number) => void): Promise<boolean> {
     const raw = this.deps.database.sqlite;
     if (!raw) return false;
     try {
@@ -90,7 +111,7 @@ export class LeakBulkLoads {
    * ends (rebuilt by the first to end, the rest of the other would load with every index kept up
    * to date, several times slower). `onRebuild` is called before a rebuild begins, `onStep` after each of its steps.
    */
-  endBulkLoad(onStep?: (step: string, ms: number) => void, onRebuild?: () => void): 'rebuilt' | 'left to another import' | 'none' {
+  async end(onStep?: (step: string, ms: number) => void, onRebuild?: () => void): Promise<'rebuilt' | 'left to another import' | 'none'> {
     const raw = this.deps.database.sqlite;
     if (!raw) return 'none';
     if (liveBulkLoaders(raw, this.deps.clock().getTime(), BULK_LOAD_ALIVE_MS, true) > 0) {
@@ -99,10 +120,10 @@ export class LeakBulkLoads {
       return 'left to another import';
     }
     if (this.inBulkLoad) onRebuild?.();
-    return this.finishBulkLoad(onStep) ? 'rebuilt' : 'none';
+    return (await this.finish(onStep)) ? 'rebuilt' : 'none';
   }
 
-  /** This connection's settings back as they were before its bulk load (see beginBulkLoad). */
+  /** This connection's settings back as they were before its bulk load (see begin). */
   private afterBulkLoad(raw: NonNullable<AppDeps['database']['sqlite']>) {
     if (this.beforeBulk) {
       raw.pragma(`cache_size = ${this.beforeBulk.cacheSize}`);
@@ -118,10 +139,10 @@ export class LeakBulkLoads {
    * silent for BULK_LOAD_ALIVE_MS; see liveBulkLoaders), and leaves one in progress to its imports:
    * finishing a live load would make the rest of it load with every index kept up to date.
    */
-  finishInterruptedBulkLoad(onStep?: (step: string, ms: number) => void): 'finished' | 'in progress' | 'none' {
+  async finishInterrupted(onStep?: (step: string, ms: number) => void): Promise<'finished' | 'in progress' | 'none'> {
     const raw = this.deps.database.sqlite;
     const state = raw ? bulkLoadState(raw, this.deps.clock().getTime(), BULK_LOAD_ALIVE_MS) : 'none';
     if (state !== 'interrupted') return state;
-    return this.finishBulkLoad(onStep) ? 'finished' : 'none';
+    return (await this.finish(onStep)) ? 'finished' : 'none';
   }
 }

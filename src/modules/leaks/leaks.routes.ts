@@ -218,7 +218,7 @@ export const leaksRoutes: FastifyPluginAsyncTypebox<{ leaks: LeaksService }> = a
   app.get(
     '/leaks/saved-searches/',
     { schema: { tags, summary: 'Saved searches of your organization', description: 'Your organization\'s saved searches.', querystring: listQuerystring(savedSearchListing), response: { 200: PageSchema(SavedSearchSchema), ...errorResponses(400, 401, 404) } } },
-    async (request) => envelope(request, await leaks.listSaved(principalOf(request), parseList(savedSearchListing, request.query))),
+    async (request) => envelope(request, await leaks.saved.listSaved(principalOf(request), parseList(savedSearchListing, request.query))),
   );
 
   const SavedCreate = Type.Object({ name: Type.String({ minLength: 1, maxLength: 200, description: 'Name.' }), query: SavedQuerySchema }, { additionalProperties: false });
@@ -237,9 +237,9 @@ export const leaksRoutes: FastifyPluginAsyncTypebox<{ leaks: LeaksService }> = a
       },
     },
     async (request, reply) => {
-      const row = await leaks.createSaved(actorOf(request), request.body as { name: string; query: Record<string, unknown> });
+      const row = await leaks.saved.createSaved(actorOf(request), request.body as { name: string; query: Record<string, unknown> });
       reply.code(201).header('etag', etagOf(row.version));
-      return leaks.presentSaved(row);
+      return leaks.saved.presentSaved(row);
     },
   );
 
@@ -247,9 +247,9 @@ export const leaksRoutes: FastifyPluginAsyncTypebox<{ leaks: LeaksService }> = a
     '/leaks/saved-searches/:id/',
     { config: { etag: [200] }, schema: { tags, summary: 'One saved search', description: 'One saved search of your organization (another organization\'s: 404).', params: IdParams, response: { 200: SavedSearchSchema, 304: Type.Null({ description: 'Not modified.' }), ...errorResponses(401, 404) } } },
     async (request, reply) => {
-      const row = await leaks.getSaved(principalOf(request), request.params.id);
+      const row = await leaks.saved.getSaved(principalOf(request), request.params.id);
       if (notModified(request, reply, row.version)) return reply;
-      return leaks.presentSaved(row);
+      return leaks.saved.presentSaved(row);
     },
   );
 
@@ -260,9 +260,9 @@ export const leaksRoutes: FastifyPluginAsyncTypebox<{ leaks: LeaksService }> = a
       schema: { tags, summary: 'Update a saved search', description: 'Analyst or above: its name, or its query (checked as /leaks/search/ checks its parameters).', params: IdParams, body: SavedPatch, response: { 200: SavedSearchSchema, ...errorResponses(400, 401, 403, 404, 412, 415) } },
     },
     async (request, reply) => {
-      const row = await leaks.updateSaved(actorOf(request), request.params.id, request.body as { name?: string; query?: Record<string, unknown> }, (v) => assertIfMatch(request, v));
+      const row = await leaks.saved.updateSaved(actorOf(request), request.params.id, request.body as { name?: string; query?: Record<string, unknown> }, (v) => assertIfMatch(request, v));
       reply.header('etag', etagOf(row.version));
-      return leaks.presentSaved(row);
+      return leaks.saved.presentSaved(row);
     },
   );
 
@@ -273,7 +273,7 @@ export const leaksRoutes: FastifyPluginAsyncTypebox<{ leaks: LeaksService }> = a
       schema: { tags, summary: 'Delete a saved search', description: 'Admin or above.', params: IdParams, response: { 204: NoContent, ...errorResponses(401, 403, 404) } },
     },
     async (request, reply) => {
-      await leaks.deleteSaved(actorOf(request), request.params.id);
+      await leaks.saved.deleteSaved(actorOf(request), request.params.id);
       return reply.code(204).send(null);
     },
   );
@@ -293,6 +293,6 @@ export const leaksRoutes: FastifyPluginAsyncTypebox<{ leaks: LeaksService }> = a
         response: { 200: CappedPageSchema(LeakRecordSchema), ...errorResponses(400, 401, 404, 503) },
       },
     },
-    async (request, reply) => sendJsonPage(reply, envelope(request, await leaks.runSaved(principalOf(request), request.params.id, request.query))),
+    async (request, reply) => sendJsonPage(reply, envelope(request, await leaks.saved.runSaved(principalOf(request), request.params.id, request.query))),
   );
 };

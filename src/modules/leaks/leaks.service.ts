@@ -10,12 +10,12 @@ import { type AuditLog, diff } from '../audit/index.js';
 import type { Principal } from '../identity/index.js';
 import type { AppHookRegistry } from '../hooks.js';
 import { LeakAccounts } from './leaks.accounts.js';
-import { LeakBulkLoads } from './leaks.bulk-load.js';
+import { type BulkLoads, SqliteBulkLoads } from './leaks.bulk-load.js';
 import { PgBulkLoads } from './leaks.bulk-load-pg.js';
 import { counterDeltas, domainDeltas } from './leaks.counters.js';
 import type { IngestItems } from './input/index.js';
 import { type IngestOptions, type IngestReport, LeakIngest } from './leaks.ingest.js';
-import { type HashMode, LeaksRepository, type SavedSearchRow, type SourceRow } from './leaks.repository.js';
+import { type HashMode, LeaksRepository, type SourceRow } from './leaks.repository.js';
 import type { LeakSourceOut, SourceKind } from './leaks.schemas.js';
 import { LeakSearches } from './leaks.search.repository.js';
 import { SavedSearches } from './leaks.saved-searches.js';
@@ -60,12 +60,12 @@ function breachedDomain(domain: string | null | undefined): string | null {
  */
 export class LeaksService {
   private readonly repo: LeaksRepository;
-  private readonly bulk: LeakBulkLoads;
-  /** PostgreSQL's bulk loads (see leaks.bulk-load-pg.ts); SQLite's are `bulk`. */
-  private readonly pgBulk?: PgBulkLoads;
+  /** Bulk loads of the corpus, as the database in use runs them (leaks.bulk-load.ts, leaks.bulk-load-pg.ts). */
+  readonly bulk: BulkLoads;
   private readonly ingester: LeakIngest;
   private readonly searches: LeakSearches;
-  private readonly saved: SavedSearches;
+  /** Saved searches: named queries that run again (leaks.saved-searches.ts). */
+  readonly saved: SavedSearches;
   /** The corpus as accounts and the sources they are in (the Have I Been Pwned surface reads it). */
   readonly accounts: LeakAccounts;
 
@@ -75,8 +75,7 @@ export class LeaksService {
     private readonly hooks: AppHookRegistry,
   ) {
     this.repo = new LeaksRepository(deps.database, deps.newId);
-    this.bulk = new LeakBulkLoads(deps);
-    if (deps.database.dialect === 'postgres') this.pgBulk = new PgBulkLoads(deps);
+    this.bulk = deps.database.dialect === 'postgres' ? new PgBulkLoads(deps) : new SqliteBulkLoads(deps);
     this.ingester = new LeakIngest(deps, this.repo, audit, hooks, { get: (id) => this.getSource(id) }, this.bulk);
     this.searches = new LeakSearches(deps.database, this.repo, deps.config.searchCountLimit);
     this.saved = new SavedSearches(deps, this.repo, { search: (params, orgId) => this.search(params, orgId) }, audit);
@@ -205,31 +204,6 @@ export class LeaksService {
     }
   }
 
-  importPageCache(): () => void {
-    return this.bulk.importPageCache();
-  }
-
-  get inBulkLoad(): boolean {
-    return this.pgBulk?.inBulkLoad ?? this.bulk.inBulkLoad;
-  }
-
-  async beginBulkLoad(): Promise<void> {
-    if (this.pgBulk) await this.pgBulk.beginBulkLoad();
-    else this.bulk.beginBulkLoad();
-  }
-
-  async finishBulkLoad(onStep?: (step: string, ms: number) => void): Promise<boolean> {
-    return this.pgBulk ? this.pgBulk.finishBulkLoad(onStep) : this.bulk.finishBulkLoad(onStep);
-  }
-
-  async endBulkLoad(onStep?: (step: string, ms: number) => void, onRebuild?: () => void): Promise<'rebuilt' | 'left to another import' | 'none'> {
-    return this.pgBulk ? this.pgBulk.endBulkLoad(onStep, onRebuild) : this.bulk.endBulkLoad(onStep, onRebuild);
-  }
-
-  async finishInterruptedBulkLoad(onStep?: (step: string, ms: number) => void): Promise<'finished' | 'in progress' | 'none'> {
-    return this.pgBulk ? this.pgBulk.finishInterruptedBulkLoad(onStep) : this.bulk.finishInterruptedBulkLoad(onStep);
-  }
-
   afterLargeLoad(): Promise<void> {
     return this.repo.afterLargeLoad();
   }
@@ -301,35 +275,5 @@ export class LeaksService {
       latest_source: latest ?? null,
       organization: org,
     };
-  }
-
-  // --- saved searches ---
-
-  presentSaved(r: SavedSearchRow) {
-    return this.saved.presentSaved(r);
-  }
-
-  listSaved(p: Principal, params: ListParams) {
-    return this.saved.listSaved(p, params);
-  }
-
-  getSaved(p: Principal, id: string, db?: Kysely<DB>) {
-    return this.saved.getSaved(p, id, db);
-  }
-
-  createSaved(actor: { p: Principal; ip: string }, body: { name: string; query: Record<string, unknown> }) {
-    return this.saved.createSaved(actor, body);
-  }
-
-  updateSaved(actor: { p: Principal; ip: string }, id: string, patch: { name?: string; query?: Record<string, unknown> }, assertVersion: (v: number) => void) {
-    return this.saved.updateSaved(actor, id, patch, assertVersion);
-  }
-
-  deleteSaved(actor: { p: Principal; ip: string }, id: string) {
-    return this.saved.deleteSaved(actor, id);
-  }
-
-  runSaved(p: Principal, id: string, paging: { page?: number; page_size?: number }) {
-    return this.saved.runSaved(p, id, paging);
   }
 }
