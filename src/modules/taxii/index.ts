@@ -5,7 +5,8 @@ import { bind, type BoundPlugin } from '../../http/routes.js';
 import type { AppHookRegistry } from '../hooks.js';
 import type { OrganizationsService } from '../organizations/index.js';
 import { TaxiiRepository } from './taxii.repository.js';
-import { sendTaxiiError, TAXII_PREFIX, taxiiRoutes } from './taxii.routes.js';
+import { sendTaxiiError, TAXII_PREFIX } from './taxii.http.js';
+import { taxiiRoutes } from './taxii.routes.js';
 import { TaxiiService } from './taxii.service.js';
 import type { Module } from '../module-parts.js';
 

@@ -1,76 +1,30 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { forbidden, notFound } from '../../errors.js';
-import { toProblem } from '../../http/conventions.js';
 import { publicBase } from '../../http/listing.js';
 import type { BoundPlugin } from '../../http/routes.js';
 import { principalOf } from '../identity/index.js';
-import { formatUs, negotiate, nextToken, objectQuery, type TaxiiQuery } from './taxii.query.js';
-import type { StoredObject } from './taxii.repository.js';
-import type { CollectionKind } from './taxii.schemas.js';
+import { bodyErrors, errors, media, send, sendPage, TAXII_PREFIX, taxiiConventions } from './taxii.http.js';
+import { manifestJson, objectsJson, presentApiRoot, presentCollection, presentDiscovery, versionOf } from './taxii.presenters.js';
+import { objectQuery, type TaxiiQuery } from './taxii.query.js';
 import {
   ApiRootSchema,
   CollectionParams,
   CollectionSchema,
   CollectionsSchema,
+  type CollectionKind,
   DiscoverySchema,
   EnvelopeSchema,
   ManifestSchema,
   ObjectParams,
   ObjectsQuerySchema,
-  STIX_MEDIA,
-  TAXII_MEDIA,
-  TaxiiErrorSchema,
   VersionsSchema,
 } from './taxii.schemas.js';
-import type { CollectionPage, TaxiiService } from './taxii.service.js';
+import type { TaxiiService } from './taxii.service.js';
 
-declare module 'fastify' {
-  interface FastifyContextConfig {
-    /** A TAXII route: `objects` ones may also answer STIX's media type. */
-    taxii?: 'resource' | 'objects';
-  }
-  interface FastifyRequest {
-    /** The media type a TAXII route answers in, chosen from Accept once. */
-    taxiiMedia: string;
-  }
-}
-
-export const TAXII_PREFIX = '/taxii2';
 const tags = ['taxii'];
 const security: Array<Record<string, string[]>> = [{ basicAuth: [] }, { bearerAuth: [] }, { apiKey: [] }];
-const media = (schema: object, options: { objects?: boolean; description?: string; dated?: boolean } = {}) => ({
-  description: options.description ?? 'The answer.',
-  content: { [TAXII_MEDIA]: { schema }, ...(options.objects ? { [STIX_MEDIA]: { schema } } : {}) },
-  ...(options.dated && {
-    headers: {
-      'x-taxii-date-added-first': { type: 'string', description: 'The date_added of the first object of the page (when it has any).' },
-      'x-taxii-date-added-last': { type: 'string', description: 'The date_added of the last object of the page: the added_after of the next request.' },
-    },
-  }),
-});
-const error = (description: string) => media(TaxiiErrorSchema, { description });
-const errors = {
-  400: error('A filter or parameter that is not valid.'),
-  401: error('No credentials, or wrong ones (WWW-Authenticate: Basic).'),
-  403: error('Not allowed: the collections are read-only.'),
-  404: error("No such API root, collection or object (another organization's included)."),
-  406: error('The Accept header names no media type this server answers.'),
-  429: error("The organization's plan rate limit."),
-  500: error('Internal error, logged with the request id (error_id).'),
-};
-const bodyErrors = { ...errors, 413: error('Body too large.'), 415: error('A body this server does not take.') };
-
-// Bodies go out as bytes: Fastify would rewrite the media type of a string (version="2.1"; charset),
-// which TAXII clients compare token by token.
-
-/** A TAXII error message (TAXII 2.1 section 3.6.1), with threatmon's code and the request id. */
-export function sendTaxiiError(reply: FastifyReply, status: number, title: string, description?: string, code?: string): FastifyReply {
-  if (status === 401) reply.header('www-authenticate', 'Basic realm="threatmon TAXII", charset="UTF-8"');
-  const body = { title, ...(description ? { description } : {}), error_id: String(reply.request.id), ...(code ? { error_code: code } : {}), http_status: String(status) };
-  return reply.code(status).header('content-type', TAXII_MEDIA).send(Buffer.from(JSON.stringify(body)));
-}
 
 /**
  * TAXII 2.1, read-only (OASIS TAXII 2.1): discovery, one API root per organization (its id), the
@@ -78,42 +32,21 @@ export function sendTaxiiError(reply: FastifyReply, status: number, title: strin
  * API key authentication; errors in TAXII's format.
  */
 export const taxiiRoutes: FastifyPluginAsyncTypebox<{ taxii: TaxiiService; authenticate: BoundPlugin; bodyLimit: number; prefix: string }> = async (app, { taxii, authenticate, bodyLimit }) => {
-  app.setErrorHandler((err: FastifyError, request, reply) => {
-    const [p, headers] = toProblem(err, request);
-    if (p.status >= 500) request.log.error({ err, request_id: request.id }, 'request failed');
-    for (const [k, v] of Object.entries(headers)) reply.header(k, v);
-    return sendTaxiiError(reply, p.status, p.title, p.detail, p.code);
-  });
-  app.decorateRequest('taxiiMedia', TAXII_MEDIA);
-  // A client writes in TAXII's own media type: read (within the limit) and set aside, the write is 403 anyway.
-  app.addContentTypeParser('application/taxii+json', { parseAs: 'buffer', bodyLimit }, (_request, _body, done) => done(null, undefined));
-  // Accept is checked before credentials: a client that cannot read the answer learns it first.
-  app.addHook('onRequest', async (request) => {
-    const kind = request.routeOptions.config.taxii;
-    if (kind) request.taxiiMedia = negotiate(request.headers.accept, kind === 'objects');
-  });
+  taxiiConventions(app, bodyLimit);
   await authenticate.register(app);
 
-  const root = (request: FastifyRequest) => {
+  /** The caller's principal, when `root` is its organization's API root (another's is 404). */
+  const root = (request: FastifyRequest, rootId: string) => {
     const p = principalOf(request);
-    if ((request.params as { root: string }).root.toLowerCase() !== p.organization.id) throw notFound('No such API root.');
+    if (rootId.toLowerCase() !== p.organization.id) throw notFound('No such API root.');
     return p;
   };
   const rootUrl = (request: FastifyRequest) => `${publicBase(request)}${TAXII_PREFIX}/${principalOf(request).organization.id}/`;
-  const collectionOf = async (request: FastifyRequest): Promise<CollectionKind> => {
-    const found = await taxii.collection(root(request), (request.params as { collection: string }).collection);
+  const collectionOf = async (request: FastifyRequest, params: { root: string; collection: string }): Promise<CollectionKind> => {
+    const found = await taxii.collection(root(request, params.root), params.collection);
     if (!found) throw notFound('No such collection.');
     return found.kind;
   };
-  const send = (reply: FastifyReply, json: string, rows?: StoredObject[]) => {
-    if (rows?.length) reply.header('x-taxii-date-added-first', formatUs(rows[0]!.added_us)).header('x-taxii-date-added-last', formatUs(rows.at(-1)!.added_us));
-    return reply.header('content-type', reply.request.taxiiMedia).send(Buffer.from(json));
-  };
-  /** A page's answer: `more`, `next` when there is more, and `key` (its rows' JSON) when it has rows; the date headers. */
-  const sendPage = (reply: FastifyReply, { rows, more }: CollectionPage, key: string, json: () => string) =>
-    send(reply, `{"more":${more}${more ? `,"next":${JSON.stringify(nextToken(rows.at(-1)!.added_us))}` : ''}${rows.length ? `,"${key}":${json()}` : ''}}`, rows);
-  const objectsOf = (rows: StoredObject[]) => `[${rows.map((r) => r.object).join(',')}]`;
-  const versionOf = (r: StoredObject) => r.version || formatUs(r.added_us);
 
   app.get(
     '/',
@@ -124,9 +57,7 @@ export const taxiiRoutes: FastifyPluginAsyncTypebox<{ taxii: TaxiiService; authe
       schema: { tags, security, operationId: 'taxii_discovery', summary: 'TAXII discovery', description: "The server and the caller's API root (its organization's).", response: { 200: media(DiscoverySchema), ...errors } },
     },
     async (request, reply) => {
-      const url = rootUrl(request);
-      const body = { title: 'threatmon TAXII 2.1', description: 'Indicators and leak exposures of your organization, read-only.', default: url, api_roots: [url] };
-      return send(reply, JSON.stringify(body));
+      return send(reply, JSON.stringify(presentDiscovery(rootUrl(request))));
     },
   );
 
@@ -137,12 +68,9 @@ export const taxiiRoutes: FastifyPluginAsyncTypebox<{ taxii: TaxiiService; authe
       schema: { tags, security, operationId: 'taxii_root', summary: 'TAXII API root', description: "The organization's API root; another organization's is 404.", params: Type.Object({ root: Type.String() }), response: { 200: media(ApiRootSchema), ...errors } },
     },
     async (request, reply) => {
-      const p = root(request);
-      return send(reply, JSON.stringify({ title: p.organization.name, description: `The TAXII collections of ${p.organization.name}.`, versions: [TAXII_MEDIA], max_content_length: bodyLimit }));
+      return send(reply, JSON.stringify(presentApiRoot(root(request, request.params.root).organization, bodyLimit)));
     },
   );
-
-  const presentCollection = (c: Awaited<ReturnType<TaxiiService['collections']>>[number]) => ({ id: c.id, title: c.title, description: c.description, can_read: true, can_write: false, media_types: [STIX_MEDIA] });
 
   app.get(
     '/:root/collections/',
@@ -150,7 +78,7 @@ export const taxiiRoutes: FastifyPluginAsyncTypebox<{ taxii: TaxiiService; authe
       config: { taxii: 'resource' },
       schema: { tags, security, operationId: 'taxii_collections_list', summary: 'TAXII collections', description: 'indicators and exposures.', params: Type.Object({ root: Type.String() }), response: { 200: media(CollectionsSchema), ...errors } },
     },
-    async (request, reply) => send(reply, JSON.stringify({ collections: (await taxii.collections(root(request))).map(presentCollection) })),
+    async (request, reply) => send(reply, JSON.stringify({ collections: (await taxii.collections(root(request, request.params.root))).map(presentCollection) })),
   );
 
   app.get(
@@ -160,7 +88,7 @@ export const taxiiRoutes: FastifyPluginAsyncTypebox<{ taxii: TaxiiService; authe
       schema: { tags, security, operationId: 'taxii_collections_retrieve', summary: 'A TAXII collection', description: 'One collection.', params: CollectionParams, response: { 200: media(CollectionSchema), ...errors } },
     },
     async (request, reply) => {
-      const found = await taxii.collection(root(request), request.params.collection);
+      const found = await taxii.collection(root(request, request.params.root), request.params.collection);
       if (!found) throw notFound('No such collection.');
       return send(reply, JSON.stringify(presentCollection(found)));
     },
@@ -183,10 +111,10 @@ export const taxiiRoutes: FastifyPluginAsyncTypebox<{ taxii: TaxiiService; authe
       },
     },
     async (request, reply) => {
-      const q = objectQuery(await collectionOf(request), request.query as TaxiiQuery);
+      const q = objectQuery(await collectionOf(request, request.params), request.query);
       if (!q) return send(reply, '{"more":false}');
       const page = await taxii.page(principalOf(request), q);
-      return sendPage(reply, page, 'objects', () => objectsOf(page.rows));
+      return sendPage(reply, page, 'objects', () => objectsJson(page.rows));
     },
   );
 
@@ -197,17 +125,17 @@ export const taxiiRoutes: FastifyPluginAsyncTypebox<{ taxii: TaxiiService; authe
       schema: { tags, security, operationId: 'taxii_manifest_list', summary: 'Manifest of a TAXII collection', description: 'The objects\' ids, versions and date_added, with the objects/ filters.', params: CollectionParams, querystring: ObjectsQuerySchema, response: { 200: media(ManifestSchema, { dated: true }), ...errors } },
     },
     async (request, reply) => {
-      const q = objectQuery(await collectionOf(request), request.query as TaxiiQuery);
+      const q = objectQuery(await collectionOf(request, request.params), request.query);
       if (!q) return send(reply, '{"more":false}');
       const page = await taxii.page(principalOf(request), { ...q, withoutObject: true });
-      return sendPage(reply, page, 'objects', () => JSON.stringify(page.rows.map((r) => ({ id: r.stix_id, date_added: formatUs(r.added_us), version: versionOf(r), media_type: STIX_MEDIA }))));
+      return sendPage(reply, page, 'objects', () => manifestJson(page.rows));
     },
   );
 
-  const objectRoute = async (request: FastifyRequest, versions?: string[]) => {
-    const collection = await collectionOf(request);
-    const { object } = request.params as { object: string };
-    const q = objectQuery(collection, request.query as TaxiiQuery, { id: object, versions });
+  const objectRoute = async (request: FastifyRequest, params: { root: string; collection: string; object: string }, query: TaxiiQuery, versions?: string[]) => {
+    const collection = await collectionOf(request, params);
+    const { object } = params;
+    const q = objectQuery(collection, query, { id: object, versions });
     const page = q ? await taxii.page(principalOf(request), q) : { rows: [], more: false };
     if (!page.rows.length && !(await taxii.exists(principalOf(request), collection, object))) throw notFound('No such object in this collection.');
     return page;
@@ -229,8 +157,8 @@ export const taxiiRoutes: FastifyPluginAsyncTypebox<{ taxii: TaxiiService; authe
       },
     },
     async (request, reply) => {
-      const page = await objectRoute(request);
-      return sendPage(reply, page, 'objects', () => objectsOf(page.rows));
+      const page = await objectRoute(request, request.params, request.query);
+      return sendPage(reply, page, 'objects', () => objectsJson(page.rows));
     },
   );
 
@@ -250,7 +178,7 @@ export const taxiiRoutes: FastifyPluginAsyncTypebox<{ taxii: TaxiiService; authe
       },
     },
     async (request, reply) => {
-      const page = await objectRoute(request, ['all']);
+      const page = await objectRoute(request, request.params, request.query, ['all']);
       return sendPage(reply, page, 'versions', () => JSON.stringify(page.rows.map(versionOf)));
     },
   );
@@ -260,11 +188,11 @@ export const taxiiRoutes: FastifyPluginAsyncTypebox<{ taxii: TaxiiService; authe
     throw forbidden('This collection is read-only (can_write is false).');
   };
   app.post('/:root/collections/:collection/objects/', { config: { taxii: 'resource' }, schema: { tags, security, operationId: 'taxii_objects_create', summary: 'Add objects (refused)', description: 'Always 403 after authentication: the collections are read-only.', params: CollectionParams, response: bodyErrors } }, async (request) => {
-    await collectionOf(request);
+    await collectionOf(request, request.params);
     return readOnly();
   });
   app.delete('/:root/collections/:collection/objects/:object/', { config: { taxii: 'resource' }, schema: { tags, security, operationId: 'taxii_objects_destroy', summary: 'Delete an object (refused)', description: 'Always 403 after authentication: the collections are read-only.', params: ObjectParams, response: errors } }, async (request) => {
-    await collectionOf(request);
+    await collectionOf(request, request.params);
     return readOnly();
   });
 };
