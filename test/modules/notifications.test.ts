@@ -58,7 +58,7 @@ describe('notification channels (API.md section 7a)', () => {
     expect(res.statusCode, res.body).toBe(200);
     return json(res) as { alerts_raised: number };
   };
-  const deliver = () => t.services.notifications.deliverDue();
+  const deliver = () => t.services.notifications.sender.deliverDue();
   const bodiesAt = (p: string) => receiver.received.filter((r) => r.path === p).map((r) => JSON.parse(r.body) as Record<string, any>);
   const remove = (id: string) => t.as(m.admin, { method: 'DELETE', url: `/api/v1/notifications/channels/${id}/` });
 
@@ -167,7 +167,7 @@ describe('notification channels (API.md section 7a)', () => {
     const bodies = bodiesAt('/burst');
     expect(bodies).toHaveLength(11);
     expect(bodies[10]!.text).toBe('490 new alerts on 1 monitor, highest severity low');
-    expect(await t.services.notifications.countByStatus(c.id)).toEqual({ sent: 11, digested: 490 });
+    expect(await t.services.notifications.sender.countByStatus(c.id)).toEqual({ sent: 11, digested: 490 });
     await remove(c.id);
   });
 
@@ -183,7 +183,7 @@ describe('notification channels (API.md section 7a)', () => {
     await deliver();
     for (const [c, p] of [[a, '/race-a'], [b, '/race-b']] as const) {
       expect(bodiesAt(p)).toHaveLength(11);
-      expect(await t.services.notifications.countByStatus(c.id)).toEqual({ sent: 11, digested: 80 });
+      expect(await t.services.notifications.sender.countByStatus(c.id)).toEqual({ sent: 11, digested: 80 });
       await remove(c.id);
     }
   });
@@ -203,7 +203,7 @@ describe('notification channels (API.md section 7a)', () => {
     await deliver();
     expect(bodiesAt('/flaky')).toHaveLength(2);
     expect(json(await t.as(m.analyst, { method: 'GET', url: `/api/v1/notifications/channels/${c.id}/` }))).toMatchObject({ status: 'healthy', consecutive_failures: 0, last_success_at: expect.any(String) });
-    expect(await t.services.notifications.countByStatus(c.id)).toEqual({ sent: 1 });
+    expect(await t.services.notifications.sender.countByStatus(c.id)).toEqual({ sent: 1 });
     expect(await t.db.selectFrom('audit_log').select('id').where('action', '=', 'notification_channel.failing').where('target_id', '=', c.id).execute()).toHaveLength(1);
     const metrics = (await t.inject({ method: 'GET', url: '/metrics' })).body;
     expect(metrics).toContain('threatmon_notifications_total{kind="discord",outcome="retried"} 1');
@@ -223,13 +223,13 @@ describe('notification channels (API.md section 7a)', () => {
       await deliver();
       t.clock.advance(3600);
     }
-    expect(await t.services.notifications.countByStatus(down.id)).toEqual({ given_up: 2 });
+    expect(await t.services.notifications.sender.countByStatus(down.id)).toEqual({ given_up: 2 });
     // Done messages are pruned after the retention (30 days by default), not before.
-    await t.services.notifications.prune();
-    expect(await t.services.notifications.countByStatus(down.id)).toEqual({ given_up: 2 });
+    await t.services.notifications.sender.prune();
+    expect(await t.services.notifications.sender.countByStatus(down.id)).toEqual({ given_up: 2 });
     t.clock.advance(31 * 86400);
-    await t.services.notifications.prune();
-    expect(await t.services.notifications.countByStatus(down.id)).toEqual({});
+    await t.services.notifications.sender.prune();
+    expect(await t.services.notifications.sender.countByStatus(down.id)).toEqual({});
     expect(json(await t.as(m.analyst, { method: 'GET', url: `/api/v1/notifications/channels/${down.id}/` }))).toMatchObject({ is_active: true, status: 'failing' });
     expect(await t.db.selectFrom('audit_log').select('id').where('action', '=', 'notification.given_up').where('target_id', '=', down.id).execute()).toHaveLength(2);
     expect(bodiesAt('/filtered').map((b) => b.text)).toEqual([expect.stringContaining('Watch filter.example')]);
@@ -291,8 +291,8 @@ describe('notifications across a restart', () => {
       await t.close();
       t = await buildTestApp(env);
       t.clock.advance((now.getTime() - t.clock.now().getTime()) / 1000 + 61);
-      await t.services.notifications.deliverDue();
-      await t.services.notifications.deliverDue();
+      await t.services.notifications.sender.deliverDue();
+      await t.services.notifications.sender.deliverDue();
       const bodies = receiver.received.map((r) => JSON.parse(r.body) as { text: string });
       expect(bodies).toHaveLength(6);
       expect(bodies.at(-1)!.text).toBe('35 new alerts on 1 monitor, highest severity low');

@@ -17,11 +17,11 @@ export { NotificationsService };
  */
 export function createNotificationsModule(ctx: Pick<AppDeps, 'database' | 'clock' | 'newId' | 'config' | 'metrics'> & { audit: AuditLog; hooks: AppHookRegistry }) {
   const service = new NotificationsService(ctx, new NotificationsRepository(ctx.database.dialect), new Transport(ctx.config), ctx.audit);
-  ctx.hooks.on('events.recorded', (trx, events) => service.enqueue(trx, events));
+  ctx.hooks.on('events.recorded', (trx, events) => service.queue.enqueue(trx, events));
   return {
     name: 'notifications',
     service,
     routes: [bind(notificationsRoutes, { notifications: service })],
-    jobs: [{ name: 'notifications', start: (log) => service.start(log), stop: () => service.stop() }] satisfies BackgroundJob[],
+    jobs: [{ name: 'notifications', start: (log) => service.sender.start(log), stop: () => service.sender.stop() }] satisfies BackgroundJob[],
   } as const satisfies Module;
 }

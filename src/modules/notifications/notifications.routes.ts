@@ -7,7 +7,8 @@ import { errorResponses, IdParams } from '../../http/schemas.js';
 import { actorOf, principalOf } from '../identity/index.js';
 import { channelListing } from './notifications.lists.js';
 import { ChannelCreateSchema, ChannelPatchSchema, ChannelSchema, ChannelTestSchema } from './notifications.schemas.js';
-import { type NotificationsService, presentChannel } from './notifications.service.js';
+import { presentChannel } from './notifications.presenters.js';
+import type { NotificationsService } from './notifications.service.js';
 
 const tags = ['notifications'];
 const PATH = '/notifications/channels/';
