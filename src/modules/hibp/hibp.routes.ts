@@ -1,18 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyReply } from 'fastify';
 import { Type } from 'typebox';
-import type { AppDeps } from '../../deps.js';
-import { AppError } from '../../http/errors.js';
-import { type ApiKeysService, apiKeyOf, applyRateLimit, type Principal, principalOf } from '../identity/index.js';
+import { type ApiKeysService, type Principal, principalOf } from '../identity/index.js';
+import { authenticateHibp, type HibpDeps } from './hibp.auth.js';
+import { sendHibpError, toHibpError } from './hibp.errors.js';
 import { AliasesSchema, BreachSchema, HibpErrorSchema, SubscribedDomainSchema, SubscriptionStatusSchema, TruncatedBreachSchema } from './hibp.schemas.js';
 import { HibpError, type HibpService } from './hibp.service.js';
-
-declare module 'fastify' {
-  interface FastifyContextConfig {
-    /** How a Have I Been Pwned route is authenticated: `key` (hibp-api-key required), `open` (a key is used when sent), `range` (open only with THREATMON_HIBP_PUBLIC_RANGE). */
-    hibp?: 'key' | 'open' | 'range';
-  }
-}
 
 /** Where the surface is served: its plugin's prefix, and the two bases its clients are given. */
 export const HIBP_PREFIX = '/hibp';
@@ -30,8 +23,6 @@ const errors = {
 };
 const none = (description: string) => Type.Null({ description });
 
-export type HibpDeps = Pick<AppDeps, 'config' | 'counters' | 'metrics'>;
-
 const bool = (v: string | undefined, fallback: boolean) => (v === undefined ? fallback : v.toLowerCase() !== 'false');
 
 /**
@@ -40,30 +31,11 @@ const bool = (v: string | undefined, fallback: boolean) => (v === undefined ? fa
  * base URL and a threatmon API key.
  */
 export const hibpRoutes: FastifyPluginAsyncTypebox<{ hibp: HibpService; keys: ApiKeysService; deps: HibpDeps; prefix: string }> = async (app, { hibp, keys, deps }) => {
-  app.setErrorHandler((err: FastifyError, request, reply) => sendError(toHibpError(err, request), reply));
+  app.setErrorHandler((err: FastifyError, request, reply) => sendHibpError(toHibpError(err, request), reply));
   // Under the prefix, what matches no route is Have I Been Pwned's bare 404 (no problem+json, no
   // redirect to a slashed path): app.ts hands the prefix to the conventions' not-found handler.
 
-  app.addHook('onRequest', async (request, reply) => {
-    const access = request.routeOptions.config.hibp;
-    if (!access) return;
-    if (access !== 'range' && !request.headers['user-agent']) throw new HibpError(403, 'A user agent must be specified in the request (user-agent header).');
-    const key = apiKeyOf(request);
-    if (key !== undefined) {
-      if (!key.startsWith('tm_')) throw new HibpError(401, 'Access denied due to improperly formed hibp-api-key.');
-      try {
-        request.principal = await keys.authenticate(key, request.ip);
-      } catch (err) {
-        if (err instanceof AppError && err.status === 401) throw new HibpError(401, 'Access denied due to invalid hibp-api-key.');
-        throw err;
-      }
-      await applyRateLimit(deps, request, reply);
-    } else if (access === 'key' || (access === 'range' && !deps.config.hibpPublicRange)) {
-      throw new HibpError(401, 'Access denied due to missing hibp-api-key.');
-    } else {
-      await limitByAddress(deps, request);
-    }
-  });
+  app.addHook('onRequest', (request, reply) => authenticateHibp(request, reply, keys, deps));
 
   const json = <T>(reply: FastifyReply, value: T | null) => (value === null ? reply.code(404).send() : value);
 
@@ -216,40 +188,3 @@ export const hibpRoutes: FastifyPluginAsyncTypebox<{ hibp: HibpService; keys: Ap
     },
   );
 };
-
-/** Anonymous callers of the open routes: the lowest plan's limit per address. */
-async function limitByAddress(deps: HibpDeps, request: FastifyRequest): Promise<void> {
-  if (!deps.config.rateLimits) return;
-  const limit = Math.min(...Object.values(deps.config.planLimits));
-  const hit = await deps.counters.hit(`rl:hibp:${request.ip}`, limit, 60_000, { countAhead: true });
-  if (!hit.allowed) {
-    deps.metrics.rateLimited.inc({ kind: 'plan' });
-    const reset = Math.max(1, Math.ceil(hit.resetMs / 1000));
-    throw rateLimited(reset);
-  }
-}
-
-const rateLimited = (seconds: number) => new HibpError(429, `Rate limit is exceeded. Try again in ${seconds} seconds.`, { 'retry-after': String(seconds) });
-
-/** Any error of these routes as Have I Been Pwned answers it. */
-function toHibpError(err: FastifyError, request: FastifyRequest): HibpError {
-  if (err instanceof HibpError) return err;
-  const status = err instanceof AppError ? err.status : err.validation ? 400 : err.statusCode && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
-  // The password range says why in text, as Pwned Passwords does; the API's 400s and 404s have no body.
-  if (status === 400 && request.routeOptions.config.hibp === 'range') return new HibpError(400, 'The hash prefix was not in a valid format');
-  if (status === 400 || status === 404) return new HibpError(status, err.message, {}, true);
-  if (err instanceof AppError) {
-    if (status === 429) return rateLimited(Number(err.extra.headers?.['retry-after'] ?? 1));
-    if (status === 401) return new HibpError(401, 'Access denied due to invalid hibp-api-key.');
-    return new HibpError(status, err.detail, err.extra.headers);
-  }
-  if (status === 500) request.log.error({ err, request_id: request.id }, 'request failed');
-  return new HibpError(status, status === 500 ? 'An unexpected error occurred.' : err.message);
-}
-
-function sendError(e: HibpError, reply: FastifyReply) {
-  reply.code(e.status).headers(e.headers);
-  if (e.empty) return reply.send();
-  if (e.status === 400) return reply.type('text/plain').serializer((x: unknown) => x as string).send(e.message);
-  return reply.type('application/json; charset=utf-8').serializer(JSON.stringify).send({ statusCode: e.status, message: e.message });
-}
