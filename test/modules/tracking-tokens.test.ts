@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ExposureSchema, TrackingTokenSchema } from '../../src/modules/tracking-tokens/tracking-tokens.schemas.js';
 import { NO_TOKEN, TrackingTokensRepository } from '../../src/modules/tracking-tokens/tracking-tokens.repository.js';
-import { presentExposure } from '../../src/modules/tracking-tokens/tracking-tokens.service.js';
+import { presentExposure } from '../../src/modules/tracking-tokens/tracking-tokens.presenters.js';
 import type { Role, User } from '../../src/modules/identity/index.js';
 import { buildTestApp, json, type TestApp, type TestOrg } from '../helpers/build-app.js';
 

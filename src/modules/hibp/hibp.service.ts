@@ -1,8 +1,9 @@
 import type { Config } from '../../config.js';
 import { normaliseDomain, normaliseEmail } from '../../domain/ioc.js';
 import type { Principal } from '../identity/index.js';
-import type { HashMode, LeaksService, SourceRow } from '../leaks/index.js';
+import type { HashMode, LeaksService } from '../leaks/index.js';
 import type { MonitoringService } from '../monitoring/index.js';
+import { DATA_CLASS_NAMES, presentBreach } from './hibp.presenters.js';
 
 /** An answer of Have I Been Pwned's shape: status, optional `{statusCode, message}` body, headers. */
 export class HibpError extends Error {
@@ -21,17 +22,6 @@ export const badRequest = () => new HibpError(400, 'Bad request — the account 
 const notWatched = (domain: string) =>
   new HibpError(403, `Your organization does not watch ${domain}: create an active domain monitor for it (or a parent domain) to search it.`);
 
-/** Our data classes under Have I Been Pwned's names ("other" has none there and is left out). */
-const DATA_CLASS_NAMES: Record<string, string> = {
-  email: 'Email addresses',
-  username: 'Usernames',
-  password: 'Passwords',
-  ip: 'IP addresses',
-  phone: 'Phone numbers',
-  name: 'Names',
-  address: 'Physical addresses',
-  dob: 'Dates of birth',
-};
 
 /** A domain search answers with at most this many addresses (Have I Been Pwned's DomainSearchMaxBreachedAccounts). */
 const DOMAIN_SEARCH_MAX = 100_000;
@@ -39,32 +29,7 @@ const MAX_WATCHED_DOMAINS = 10_000;
 /** Plans here do not lapse or renew: Have I Been Pwned's dates for them say "far ahead". */
 const FAR_AHEAD = '9999-12-31T00:00:00Z';
 
-/** ISO 8601 to the second, as Have I Been Pwned writes dates ("2013-12-04T00:00:00Z"). */
-const toSecond = (iso: string) => iso.replace(/\.\d+Z$/, 'Z');
 
-export function presentBreach(s: SourceRow) {
-  const stealer = s.kind === 'stealer_log';
-  return {
-    Name: s.name,
-    Title: s.name,
-    Domain: s.domain ?? '',
-    BreachDate: s.breach_date ?? s.created_at.slice(0, 10),
-    AddedDate: toSecond(s.created_at),
-    ModifiedDate: toSecond(s.updated_at),
-    PwnCount: s.record_count,
-    Description: s.description,
-    LogoPath: '',
-    DataClasses: (JSON.parse(s.data_classes) as string[]).flatMap((c) => DATA_CLASS_NAMES[c] ?? []),
-    IsVerified: Boolean(s.is_verified),
-    IsFabricated: Boolean(s.is_fabricated),
-    IsSensitive: Boolean(s.is_sensitive),
-    IsRetired: false,
-    IsSpamList: Boolean(s.is_spam_list),
-    IsMalware: stealer,
-    IsStealerLog: stealer,
-    IsSubscriptionFree: false,
-  };
-}
 export type Breach = ReturnType<typeof presentBreach>;
 
 /** A domain in a path, normalised, or 400. */

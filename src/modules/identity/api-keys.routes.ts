@@ -5,7 +5,8 @@ import { envelope, PageSchema } from '../../http/listing.js';
 import { errorResponses, IdParams } from '../../http/schemas.js';
 import { apiKeyListing } from './api-keys.lists.js';
 import { ApiKeyCreatedSchema, ApiKeyCreateSchema, ApiKeyPatchSchema, ApiKeySchema } from './api-keys.schemas.js';
-import { presentApiKey, type ApiKeysService } from './api-keys.service.js';
+import type { ApiKeysService } from './api-keys.service.js';
+import { presentApiKey } from './identity.presenters.js';
 import { principalOf } from './principal.js';
 
 const tags = ['auth'];

@@ -14,6 +14,7 @@ import { throttled } from './throttle.js';
 import { unauthenticated } from './tokens.js';
 import { ROLE_RANK, type Role } from '../../domain/roles.js';
 import type { UsersRepository } from './users.repository.js';
+import { presentApiKey } from './identity.presenters.js';
 
 /** `tm_` and 43 characters of base64url: 256 bits from the CSPRNG. */
 const KEY_BYTES = 32;
@@ -32,19 +33,6 @@ export const invalidApiKey = () => unauthenticated('token_invalid', 'Invalid API
 
 /** Failed key authentications from one address in a throttle window, past which its unknown keys are 429. */
 export const MAX_KEY_FAILURES_PER_IP = 50;
-
-export function presentApiKey(r: ApiKeyRow): ApiKeyOut {
-  return {
-    id: r.id,
-    name: r.name,
-    role: r.role as Role,
-    prefix: r.prefix,
-    created_by: r.user_id,
-    created_at: r.created_at,
-    expires_at: r.expires_at,
-    last_used_at: r.last_used_at,
-  };
-}
 
 type KeysDeps = Pick<AppDeps, 'database' | 'clock' | 'newId' | 'principals' | 'counters' | 'metrics'>;
 

@@ -19,7 +19,8 @@ export { actorOf, hasRole, type Principal, principalOf, requireRole } from './pr
 export { ROLE_RANK, ROLES, type Role } from '../../domain/roles.js';
 export type { User } from './users.repository.js';
 export { UserSchema } from './users.schemas.js';
-export { presentUser, type NewUser } from './users.service.js';
+export { presentUser } from './identity.presenters.js';
+export type { NewUser } from './users.service.js';
 export { USERNAME_PATTERN } from './users.schemas.js';
 export { AuthService, PasswordPolicy, TokenService, UsersService, ApiKeysService };
 export { apiKeyOf, applyRateLimit } from './auth.hook.js';

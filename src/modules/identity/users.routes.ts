@@ -7,7 +7,8 @@ import { envelope, PageSchema } from '../../http/listing.js';
 import { userListing } from './users.lists.js';
 import { errorResponses, IdParams } from '../../http/schemas.js';
 import { UserCreateSchema, UserPatchSchema, UserSchema } from './users.schemas.js';
-import { presentUser, type UsersService } from './users.service.js';
+import { presentUser } from './identity.presenters.js';
+import type { UsersService } from './users.service.js';
 
 export const usersRoutes: FastifyPluginAsyncTypebox<{ users: UsersService }> = async (app, { users }) => {
   const tags = ['organizations'];

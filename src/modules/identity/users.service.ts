@@ -12,19 +12,7 @@ import { userListing } from './users.lists.js';
 import type { ListParams, ListResult } from '../../db/listing.js';
 import type { UserOut } from './users.schemas.js';
 import { SessionsRepository } from './sessions.repository.js';
-
-export function presentUser(u: User): UserOut {
-  return {
-    id: u.id,
-    username: u.username,
-    email: u.email,
-    role: u.role,
-    is_active: u.is_active,
-    is_staff: u.is_staff,
-    created_at: u.created_at,
-    last_login_at: u.last_login_at,
-  };
-}
+import { presentUser } from './identity.presenters.js';
 
 export interface NewUser {
   username: string;

@@ -1,49 +1,10 @@
 import { escapeLike, Listing } from '../../db/listing.js';
 import { badQuery } from '../../http/list-query.js';
 import { isUuid } from '../../http/schemas.js';
-import type { IncidentRow, IocRow } from './incidents.repository.js';
-import { type IncidentOut, type IocOut, SEVERITIES, type Severity, STATUSES, type Status, TLPS, type Tlp } from './incidents.schemas.js';
-import { IOC_TYPES, type IocType, normaliseIoc } from '../../domain/ioc.js';
+import { SEVERITIES, STATUSES, TLPS } from './incidents.schemas.js';
+import { IOC_TYPES, normaliseIoc } from '../../domain/ioc.js';
 
-/** The incidents module's lists (filters, search, ordering of each) and how its rows are presented. */
-
-export function presentIncident(r: IncidentRow): IncidentOut {
-  return {
-    id: r.id,
-    title: r.title,
-    description: r.description,
-    status: r.status as Status,
-    severity: r.severity as Severity,
-    tlp: r.tlp as Tlp,
-    tags: JSON.parse(r.tags) as string[],
-    assignee: r.assignee_id,
-    source_alert: r.source_alert_id,
-    ioc_count: r.ioc_count,
-    created_by: r.created_by,
-    created_at: r.created_at,
-    updated_at: r.updated_at,
-    resolved_at: r.resolved_at,
-    closed_at: r.closed_at,
-  };
-}
-
-export function presentIoc(r: IocRow): IocOut {
-  return {
-    id: r.id,
-    incident: r.incident_id,
-    type: r.type as IocType,
-    value: r.value,
-    description: r.description,
-    tlp: r.tlp as Tlp,
-    tags: JSON.parse(r.tags) as string[],
-    first_seen: r.first_seen,
-    last_seen: r.last_seen,
-    expires_at: r.expires_at,
-    created_by: r.created_by,
-    created_at: r.created_at,
-    updated_at: r.updated_at,
-  };
-}
+/** The incidents module's lists: filters, search and ordering of each. */
 
 const tagFilter = (qb: any, value: unknown) => qb.where('tags', 'like', `%${escapeLike(JSON.stringify(String(value)))}%`);
 /** assignee=: a user id, `me` (parsed to the caller's id) or `none` (null). */
@@ -127,9 +88,5 @@ export const commentListing = new Listing({
   idColumn: 'id',
   createdColumn: 'created_at',
 });
-
-export function presentComment(r: { id: string; author_id: string | null; body: string; created_at: string }) {
-  return { id: r.id, author: r.author_id, body: r.body, created_at: r.created_at };
-}
 
 /** TypeBox's errors in the shape of the API's field errors (its unknown-property errors come as `boolean`). */

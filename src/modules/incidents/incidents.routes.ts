@@ -21,7 +21,8 @@ import {
   IocSchema,
   StatsSchema,
 } from './incidents.schemas.js';
-import { commentListing, correlationListing, eventListing, incidentListing, iocListing, presentIncident, presentIoc } from './incidents.lists.js';
+import { commentListing, correlationListing, eventListing, incidentListing, iocListing } from './incidents.lists.js';
+import { presentIncident, presentIoc } from './incidents.presenters.js';
 import type { IncidentsService } from './incidents.service.js';
 
 const tags = ['incidents'];

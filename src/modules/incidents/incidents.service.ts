@@ -10,7 +10,8 @@ import { filterValues, type ListParams, type ListResult, onlyParams } from '../.
 import { type AuditLog, diff } from '../audit/index.js';
 import type { Outbox } from '../events/index.js';
 import type { IncidentRow, IncidentsRepository, IocRow } from './incidents.repository.js';
-import { commentListing, correlationListing, eventListing, incidentListing, iocListing, presentComment, presentIncident, presentIoc } from './incidents.lists.js';
+import { commentListing, correlationListing, eventListing, incidentListing, iocListing } from './incidents.lists.js';
+import { presentComment, presentIncident, presentIoc } from './incidents.presenters.js';
 import {
   type IocInput,
   IocInputSchema,

@@ -10,7 +10,7 @@ import { IncidentSchema, IocSchema } from './incidents.schemas.js';
 import type { Module } from '../module-parts.js';
 
 export { IncidentsService };
-export { presentIncident } from './incidents.lists.js';
+export { presentIncident } from './incidents.presenters.js';
 export { IncidentSchema, SEVERITIES, type Severity } from './incidents.schemas.js';
 
 /** Incidents and their IOCs; the open count is its figure of /organization/usage/. */

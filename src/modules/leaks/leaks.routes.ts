@@ -8,7 +8,8 @@ import { badQuery, listQuerystring, parseList } from '../../http/list-query.js';
 import { CappedPageSchema, envelope, PageSchema, sendJson, sendJsonPage } from '../../http/listing.js';
 import { errorResponses, IdParams, isUuid } from '../../http/schemas.js';
 import { IngestResultSchema, LeakRecordInputSchema, LeakRecordSchema, LeakSourceCreateSchema, LeakSourcePatchSchema, LeakSourceSchema, SavedSearchSchema, StatsSchema } from './leaks.schemas.js';
-import { type LeaksService, presentSource } from './leaks.service.js';
+import { presentSaved, presentSource } from './leaks.presenters.js';
+import type { LeaksService } from './leaks.service.js';
 import { leakSearch, parseLeakSearch, SavedQuerySchema, savedSearchListing, sourceListing } from './leaks.lists.js';
 import { type InputItem, ndjsonItems, openInput, UnknownLineFormat, within } from './input/index.js';
 import type { Separator } from '../../domain/dump-lines.js';
@@ -239,7 +240,7 @@ export const leaksRoutes: FastifyPluginAsyncTypebox<{ leaks: LeaksService }> = a
     async (request, reply) => {
       const row = await leaks.saved.createSaved(actorOf(request), request.body as { name: string; query: Record<string, unknown> });
       reply.code(201).header('etag', etagOf(row.version));
-      return leaks.saved.presentSaved(row);
+      return presentSaved(row);
     },
   );
 
@@ -249,7 +250,7 @@ export const leaksRoutes: FastifyPluginAsyncTypebox<{ leaks: LeaksService }> = a
     async (request, reply) => {
       const row = await leaks.saved.getSaved(principalOf(request), request.params.id);
       if (notModified(request, reply, row.version)) return reply;
-      return leaks.saved.presentSaved(row);
+      return presentSaved(row);
     },
   );
 
@@ -262,7 +263,7 @@ export const leaksRoutes: FastifyPluginAsyncTypebox<{ leaks: LeaksService }> = a
     async (request, reply) => {
       const row = await leaks.saved.updateSaved(actorOf(request), request.params.id, request.body as { name?: string; query?: Record<string, unknown> }, (v) => assertIfMatch(request, v));
       reply.header('etag', etagOf(row.version));
-      return leaks.saved.presentSaved(row);
+      return presentSaved(row);
     },
   );
 

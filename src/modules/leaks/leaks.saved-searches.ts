@@ -8,6 +8,7 @@ import type { Principal } from '../identity/index.js';
 import type { LeaksRepository, SavedSearchRow } from './leaks.repository.js';
 import type { ListResult } from '../../db/listing.js';
 import { parseLeakSearch, savedSearchListing } from './leaks.lists.js';
+import { presentSaved } from './leaks.presenters.js';
 
 /** Saved searches: a search's query kept per organization, validated as a search, run on demand. */
 export class SavedSearches {
@@ -27,18 +28,6 @@ export class SavedSearches {
     return this.deps.clock().toISOString();
   }
 
-  presentSaved(r: SavedSearchRow) {
-    return {
-      id: r.id,
-      name: r.name,
-      query: JSON.parse(r.query) as Record<string, unknown>,
-      created_by: r.created_by,
-      created_at: r.created_at,
-      updated_at: r.updated_at,
-      last_run_at: r.last_run_at,
-      last_result_count: r.last_result_count,
-    };
-  }
 
   /** Saved queries must be runnable: the same validation as a search. */
   private validateSaved(query: Record<string, unknown>) {
@@ -47,7 +36,7 @@ export class SavedSearches {
 
   listSaved(p: Principal, params: ListParams) {
     const qb = savedSearchListing.filter(this.repo.selectSaved(p.organization.id), params, { dialect: this.deps.database.dialect });
-    return savedSearchListing.page(qb, params, (r: SavedSearchRow) => this.presentSaved(r));
+    return savedSearchListing.page(qb, params, (r: SavedSearchRow) => presentSaved(r));
   }
 
   async getSaved(p: Principal, id: string, db: Kysely<DB> = this.db) {
@@ -82,7 +71,7 @@ export class SavedSearches {
     return this.db.transaction().execute(async (trx) => {
       const current = await this.getSaved(actor.p, id, trx);
       assertVersion(current.version);
-      const changes = diff(this.presentSaved(current), patch);
+      const changes = diff(presentSaved(current), patch);
       if (Object.keys(changes).length === 0) return current;
       await this.repo.updateSaved(
         trx,

@@ -20,29 +20,11 @@ import type { LeakSourceOut, SourceKind } from './leaks.schemas.js';
 import { LeakSearches } from './leaks.search.repository.js';
 import { SavedSearches } from './leaks.saved-searches.js';
 import { sourceListing } from './leaks.lists.js';
+import { presentSource } from './leaks.presenters.js';
 
 export { BULK_LOAD_ALIVE_MS } from './leaks.bulk-load.js';
 export type { IngestItem, IngestItems } from './input/index.js';
 export { BATCH_SIZE, IngestCutOff, type IngestOptions, type IngestProgress, type IngestReport, MAX_BATCH_BYTES, MAX_REPORTED_REJECTIONS } from './leaks.ingest.js';
-
-export function presentSource(r: SourceRow): LeakSourceOut {
-  return {
-    id: r.id,
-    name: r.name,
-    description: r.description,
-    domain: r.domain,
-    breach_date: r.breach_date,
-    discovered_at: r.discovered_at,
-    data_classes: JSON.parse(r.data_classes) as LeakSourceOut['data_classes'],
-    kind: r.kind as SourceKind,
-    is_verified: Boolean(r.is_verified),
-    is_fabricated: Boolean(r.is_fabricated),
-    is_sensitive: Boolean(r.is_sensitive),
-    is_spam_list: Boolean(r.is_spam_list),
-    record_count: r.record_count,
-    created_at: r.created_at,
-  };
-}
 
 /** A source's domain as given (null or a domain, normalised), or 400. */
 function breachedDomain(domain: string | null | undefined): string | null {

@@ -19,9 +19,9 @@ import {
   ScanQueuedSchema,
   ScanSchema,
 } from './monitoring.schemas.js';
-import { presentScan } from './monitoring.scans.js';
 import { alertListing, monitorListing, scanListing } from './monitoring.lists.js';
-import { type MonitoringService, presentAlert, presentMonitor } from './monitoring.service.js';
+import { presentAlert, presentMonitor, presentScan } from './monitoring.presenters.js';
+import type { MonitoringService } from './monitoring.service.js';
 
 const tags = ['monitoring'];
 const ScanParams = Type.Object({ id: Uuid('Monitor id.'), scanId: Uuid('Scan id.') });

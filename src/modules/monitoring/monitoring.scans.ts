@@ -14,6 +14,7 @@ import type { MonitoringRepository } from './monitoring.repository.js';
 import type { ScanOut } from './monitoring.schemas.js';
 import { scanListing } from './monitoring.lists.js';
 import type { CandidateRow, KeyRange, ScanRow, ScansRepository } from './monitoring.scans.repository.js';
+import { presentScan } from './monitoring.presenters.js';
 
 /** Where a scan goes on from: the term it is at, and the last record it read of that term's range. */
 interface Cursor {
@@ -23,21 +24,6 @@ interface Cursor {
 
 /** A scan's runner lost its lease: another process took the scan over after it stalled. */
 class LeaseLost extends Error {}
-
-
-export function presentScan(r: ScanRow): ScanOut {
-  return {
-    id: r.id,
-    monitor: r.monitor_id,
-    reason: r.reason as ScanOut['reason'],
-    status: r.status as ScanOut['status'],
-    records_scanned: Number(r.records_scanned),
-    alerts_raised: Number(r.alerts_raised),
-    created_at: r.created_at,
-    started_at: r.started_at,
-    finished_at: r.finished_at,
-  };
-}
 
 /** The index ranges holding the records a term of an exact type can match (null for keywords: those read every record). */
 export function termRanges(type: string, terms: readonly string[]): KeyRange[] | null {

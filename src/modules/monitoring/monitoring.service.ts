@@ -14,49 +14,13 @@ import { type AlertRow, FOLD_KEYS, type MonitoringRepository, type MonitorWithFi
 import { MonitorScans, type ScanOptions } from './monitoring.scans.js';
 import { alertListing, monitorListing } from './monitoring.lists.js';
 import { ScansRepository } from './monitoring.scans.repository.js';
-import { ALERT_STATUSES, type AlertOut, type AlertPatch, MONITOR_STATUSES, type MonitorCreate, type MonitorOut, type MonitorPatch, SEVERITIES } from './monitoring.schemas.js';
+import { ALERT_STATUSES, type AlertPatch, MONITOR_STATUSES, type MonitorCreate, type MonitorOut, type MonitorPatch, SEVERITIES } from './monitoring.schemas.js';
+import { presentAlert, presentMonitor } from './monitoring.presenters.js';
 
 type Ctx = { p: Principal; ip: string };
 
-
-
 /** The alert list's parameters that its counts can answer (see listAlerts). */
 const COUNTED_ALERT_PARAMS = new Set(['monitor', 'status', 'severity', 'page', 'page_size', 'ordering']);
-
-export function presentAlert(r: AlertRow): AlertOut {
-  return {
-    id: r.id,
-    monitor: { id: r.monitor_id, name: r.monitor_name },
-    severity: r.severity as AlertOut['severity'],
-    status: r.status as AlertOut['status'],
-    matched_term: r.matched_term,
-    matched_field: r.matched_field,
-    leak_record: JSON.parse(r.record_json) as AlertOut['leak_record'],
-    incident: r.incident_id,
-    note: r.note,
-    created_at: r.created_at,
-    updated_at: r.updated_at,
-  };
-}
-
-export function presentMonitor(r: MonitorWithFigures): MonitorOut {
-  return {
-    id: r.id,
-    name: r.name,
-    description: r.description,
-    type: r.type as MonitorOut['type'],
-    terms: JSON.parse(r.terms) as string[],
-    status: r.status as MonitorOut['status'],
-    severity: r.severity as MonitorOut['severity'],
-    alert_count: Number(r.alert_count ?? 0),
-    alerts_open: Number(r.alerts_open ?? 0),
-    last_match_at: r.last_match_at ?? null,
-    last_scan_at: r.last_scan_at,
-    created_by: r.created_by,
-    created_at: r.created_at,
-    updated_at: r.updated_at,
-  };
-}
 
 /** Terms normalised for the monitor's type, or a 400 naming each bad one (terms.<index>). */
 function termsFor(type: MonitorType, terms: string[]): string[] {

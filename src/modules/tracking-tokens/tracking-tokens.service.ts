@@ -17,7 +17,8 @@ import type { InsertedRecord } from '../hooks.js';
 import { LeakTokenIndex } from './tracking-tokens.matcher.js';
 import type { ExposureRow, NewExposure, TokenRow, TokenTarget, TrackingTokensRepository } from './tracking-tokens.repository.js';
 import { tokenListing, exposureListing } from './tracking-tokens.lists.js';
-import { CHANNELS, type ExposureOut, type TokenCreate, type TokenOut, type TokenPatch } from './tracking-tokens.schemas.js';
+import { CHANNELS, type TokenCreate, type TokenOut, type TokenPatch } from './tracking-tokens.schemas.js';
+import { presentExposure } from './tracking-tokens.presenters.js';
 
 type Ctx = { p: Principal; ip: string };
 type Channel = (typeof CHANNELS)[number];
@@ -31,8 +32,6 @@ const HEADER_MAX = 1024;
 /** Every trigger key: 24 random bytes in base64url. */
 const KEY_SHAPE = /^[A-Za-z0-9_-]{32}$/;
 const NO_KEY = '-'.repeat(32);
-
-
 
 const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
 const trim = (v: string | string[] | undefined) => (v === undefined ? null : (Array.isArray(v) ? v.join(', ') : v).slice(0, HEADER_MAX));
@@ -402,18 +401,3 @@ export class TrackingTokensService {
   }
 }
 
-export function presentExposure(r: ExposureRow): ExposureOut {
-  return {
-    id: r.id,
-    token: r.token_id,
-    channel: r.channel as ExposureOut['channel'],
-    occurred_at: r.occurred_at,
-    source_ip: r.source_ip,
-    user_agent: r.user_agent,
-    referer: r.referer,
-    method: r.method,
-    path: r.path,
-    leak_record: r.leak_record_id,
-    leak_source: r.leak_source_id ? { id: r.leak_source_id, name: r.leak_source_name ?? '' } : null,
-  };
-}

@@ -6,7 +6,8 @@ import { envelope, PageSchema } from '../../http/listing.js';
 import { errorResponses, IdParams } from '../../http/schemas.js';
 import { actorOf, principalOf } from '../identity/index.js';
 import { DeliverySchema, TestResultSchema, WebhookCreateSchema, WebhookPatchSchema, WebhookSchema } from './webhooks.schemas.js';
-import { presentWebhook, type WebhooksService } from './webhooks.service.js';
+import { presentWebhook } from './webhooks.presenters.js';
+import type { WebhooksService } from './webhooks.service.js';
 import { deliveryListing, webhookListing } from './webhooks.lists.js';
 
 const tags = ['webhooks'];

@@ -13,6 +13,7 @@ import type { MessageRow, WebhookRow, WebhooksRepository } from './webhooks.repo
 import type { WebhookCreate, WebhookOut, WebhookPatch } from './webhooks.schemas.js';
 import { type SendResult, send, sign } from './webhooks.sender.js';
 import { destinationUrl } from './webhooks.ssrf.js';
+import { presentWebhook } from './webhooks.presenters.js';
 
 type Ctx = { p: Principal; ip: string };
 
@@ -33,23 +34,7 @@ const POLL_MS = 200;
 /** Outcomes are written together, at most this long after the first of them. */
 const FLUSH_DELAY_MS = 10;
 
-
-
 export const newSecret = () => `whsec_${randomBytes(24).toString('base64')}`;
-
-export function presentWebhook(r: WebhookRow, secret?: string): WebhookOut {
-  return {
-    id: r.id,
-    url: r.url,
-    events: JSON.parse(r.events) as string[],
-    description: r.description,
-    is_active: Boolean(r.is_active),
-    ...(secret !== undefined && { secret }),
-    failure_count: Number(r.failure_count),
-    last_delivery_at: r.last_delivery_at,
-    created_at: r.created_at,
-  };
-}
 
 /** A retry's delay: the schedule's, with up to 10% of jitter either way so that failures spread out. */
 export function retryDelayMs(attempt: number, random: () => number = Math.random): number {
