@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
+import { zipOf } from '../helpers/zip.js';
 
 /**
  * Inputs made to exhaust the importer, through the installed launcher (bin/threatmon.js), whose
@@ -21,42 +22,6 @@ function importLeaks(args: string[]) {
     child.stderr.on('data', (d) => (stderr += d));
     child.on('close', (code) => resolve({ code, stderr }));
   });
-}
-
-/** A zip of deflated members, as zip tools write them. */
-function deflatedZip(members: Array<[string, Buffer]>): Buffer {
-  const parts: Buffer[] = [];
-  const centrals: Buffer[] = [];
-  let offset = 0;
-  for (const [name, data] of members) {
-    const packed = zlib.deflateRawSync(data);
-    const nameBytes = Buffer.from(name);
-    const header = (central: boolean) => {
-      const h = Buffer.alloc(central ? 46 : 30);
-      h.writeUInt32LE(central ? 0x02014b50 : 0x04034b50, 0);
-      const at = central ? 2 : 0;
-      if (central) h.writeUInt16LE(20, 4);
-      h.writeUInt16LE(20, 4 + at);
-      h.writeUInt16LE(8, 8 + at);
-      h.writeUInt32LE(zlib.crc32(data), 14 + at);
-      h.writeUInt32LE(packed.length, 18 + at);
-      h.writeUInt32LE(data.length, 22 + at);
-      h.writeUInt16LE(nameBytes.length, 26 + at);
-      if (central) h.writeUInt32LE(offset, 42);
-      return h;
-    };
-    parts.push(header(false), nameBytes, packed);
-    centrals.push(header(true), nameBytes);
-    offset += 30 + nameBytes.length + packed.length;
-  }
-  const directory = Buffer.concat(centrals);
-  const end = Buffer.alloc(22);
-  end.writeUInt32LE(0x06054b50, 0);
-  end.writeUInt16LE(members.length, 8);
-  end.writeUInt16LE(members.length, 10);
-  end.writeUInt32LE(directory.length, 12);
-  end.writeUInt32LE(offset, 16);
-  return Buffer.concat([...parts, directory, end]);
 }
 
 describe('import-leaks on inputs made to exhaust it', () => {
@@ -96,10 +61,10 @@ describe('import-leaks on inputs made to exhaust it', () => {
 
   it('reads the good member of a zip after a member of zeros, which the expansion limit ends', async () => {
     const file = path.join(dir, 'bomb.zip');
-    fs.writeFileSync(file, deflatedZip([
+    fs.writeFileSync(file, zipOf([
       ['zeros.txt', Buffer.alloc(256 * 1024 * 1024)],
       ['good.txt', Buffer.from('grace@example.com:a good password\nheidi@example.com:another password\n')],
-    ]));
+    ], true));
     const res = await importLeaks([file, '--source', 'Zip bomb']);
     expect(res.code, res.stderr).toBe(1);
     expect(res.stderr).toContain('2 accepted');
@@ -109,10 +74,10 @@ describe('import-leaks on inputs made to exhaust it', () => {
 
   it('reads the zeros to their end as one rejected line when the limits allow it, in bounded memory', async () => {
     const file = path.join(dir, 'allowed.zip');
-    fs.writeFileSync(file, deflatedZip([
+    fs.writeFileSync(file, zipOf([
       ['zeros.txt', Buffer.alloc(128 * 1024 * 1024)],
       ['good.txt', Buffer.from('ivan@example.com:a good password\n')],
-    ]));
+    ], true));
     const res = await importLeaks([file, '--source', 'Zip allowed', '--format', 'combo', '--max-expansion-ratio', '100000']);
     expect(res.code, res.stderr).toBe(0);
     expect(res.stderr).toContain('1 accepted, 0 duplicates, 1 rejected');

@@ -7,49 +7,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importLeaks } from '../../src/cli/import-leaks.js';
 import { capture } from '../helpers/capture.js';
 import { buildTestApp, type TestApp } from '../helpers/build-app.js';
+import { zipOf } from '../helpers/zip.js';
 
 /** Real dumps as they come, through import-leaks: each format, compressed, in other encodings, with junk. */
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'threatmon-dumps-'));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-
-/** A zip of stored (uncompressed) members, as zip tools write them. */
-function zipOf(members: Array<[string, Buffer]>): Buffer {
-  const locals: Buffer[] = [];
-  const centrals: Buffer[] = [];
-  let offset = 0;
-  for (const [name, data] of members) {
-    const nameBytes = Buffer.from(name);
-    const crc = zlib.crc32(data);
-    const local = Buffer.alloc(30);
-    local.writeUInt32LE(0x04034b50, 0);
-    local.writeUInt16LE(20, 4);
-    local.writeUInt32LE(crc, 14);
-    local.writeUInt32LE(data.length, 18);
-    local.writeUInt32LE(data.length, 22);
-    local.writeUInt16LE(nameBytes.length, 26);
-    const central = Buffer.alloc(46);
-    central.writeUInt32LE(0x02014b50, 0);
-    central.writeUInt16LE(20, 4);
-    central.writeUInt16LE(20, 6);
-    central.writeUInt32LE(crc, 16);
-    central.writeUInt32LE(data.length, 20);
-    central.writeUInt32LE(data.length, 24);
-    central.writeUInt16LE(nameBytes.length, 28);
-    central.writeUInt32LE(offset, 42);
-    locals.push(local, nameBytes, data);
-    centrals.push(central, nameBytes);
-    offset += 30 + nameBytes.length + data.length;
-  }
-  const directory = Buffer.concat(centrals);
-  const end = Buffer.alloc(22);
-  end.writeUInt32LE(0x06054b50, 0);
-  end.writeUInt16LE(members.length, 8);
-  end.writeUInt16LE(members.length, 10);
-  end.writeUInt32LE(directory.length, 12);
-  end.writeUInt32LE(offset, 16);
-  return Buffer.concat([...locals, directory, end]);
-}
 
 describe('import-leaks on real dumps', () => {
   let t: TestApp;

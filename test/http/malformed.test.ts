@@ -2,8 +2,11 @@ import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../helpers/build-app.js';
 
-/** Sends raw bytes and reads the whole answer (the server closes the connection after a malformed request). */
-function raw(port: number, bytes: Buffer | string): Promise<{ status: number; headers: Record<string, string>; body: string }> {
+/**
+ * Sends raw bytes and reads the whole answer (the server closes the connection after a malformed
+ * request). `open`: the client leaves its side open, so that only the server can end the exchange.
+ */
+function raw(port: number, bytes: Buffer | string, open = false): Promise<{ status: number; headers: Record<string, string>; body: string }> {
   return new Promise((resolve, reject) => {
     const socket = net.connect(port, '127.0.0.1');
     const chunks: Buffer[] = [];
@@ -20,7 +23,8 @@ function raw(port: number, bytes: Buffer | string): Promise<{ status: number; he
       }
       resolve({ status: Number(statusLine.split(' ')[1]), headers, body });
     });
-    socket.end(bytes);
+    if (open) socket.write(bytes);
+    else socket.end(bytes);
   });
 }
 
@@ -83,21 +87,7 @@ describe('what Node answers bare unless told', () => {
 
   it.each(cases)('answers %s as problem+json with a request id, then closes', async (_name, bytes, status, code) => {
     // The socket is left open by the client: the server must answer and close it by itself.
-    const res = await new Promise<{ status: number; headers: Record<string, string>; body: string }>((resolve, reject) => {
-      const socket = net.connect(port, '127.0.0.1');
-      const chunks: Buffer[] = [];
-      socket.on('data', (d) => chunks.push(d));
-      socket.on('error', reject);
-      socket.on('close', () => {
-        const text = Buffer.concat(chunks).toString('latin1');
-        const [head = '', body = ''] = text.split('\r\n\r\n', 2);
-        const [statusLine = '', ...lines] = head.split('\r\n');
-        const headers: Record<string, string> = {};
-        for (const l of lines) headers[l.slice(0, l.indexOf(':')).toLowerCase()] = l.slice(l.indexOf(':') + 1).trim();
-        resolve({ status: Number(statusLine.split(' ')[1]), headers, body });
-      });
-      socket.write(bytes);
-    });
+    const res = await raw(port, bytes, true);
     expect(res.status).toBe(status);
     expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
     expect(res.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
