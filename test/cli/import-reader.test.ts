@@ -141,3 +141,27 @@ describe('import-leaks reader thread', () => {
     }
   });
 });
+
+describe('import-leaks progress', () => {
+  it('moves while bytes are read even when no line ends', async () => {
+    const t = await buildTestApp();
+    try {
+      // 8 MiB without a newline, then a record: nothing is stored until the long line ends.
+      const f = path.join(dir, 'no-line-end.txt');
+      const fd = fs.openSync(f, 'w');
+      for (let i = 0; i < 8; i++) fs.writeSync(fd, Buffer.alloc(1024 * 1024, 'x'));
+      fs.writeSync(fd, '\nmallory@example.com:a password\n');
+      fs.closeSync(fd);
+      const { out, said } = capture();
+      const report = await importLeaks(t.services.leaks, { file: f, source: 'Progress', createSource: true, progress: false, format: 'combo', out });
+      expect(report).toMatchObject({ accepted: 1 });
+      // The first progress line (written at once, then every 5 s) comes before any record is stored.
+      const first = /^(\d+) records \((\d+)%\)/m.exec(said());
+      expect(first, said()).toBeTruthy();
+      expect(Number(first?.[1])).toBe(0);
+      expect(Number(first?.[2])).toBeGreaterThan(0);
+    } finally {
+      await t.close();
+    }
+  });
+});
