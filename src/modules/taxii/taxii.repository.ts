@@ -51,11 +51,6 @@ export class TaxiiRepository {
     await db.insertInto('taxii_collections').values(rows).onConflict((oc) => oc.columns(['organization_id', 'kind']).doNothing()).execute();
   }
 
-  /** The latest version of each of these objects, where one exists. */
-  async latestVersions(db: Kysely<DB>, orgId: string, collection: CollectionKind, stixIds: string[]): Promise<Map<string, string>> {
-    return new Map([...(await this.latestObjects(db, orgId, collection, stixIds, false))].map(([id, v]) => [id, v.version]));
-  }
-
   /** The latest version of each of these objects, where one exists, with its text (unless `withObject` is false). */
   async latestObjects(db: Kysely<DB>, orgId: string, collection: CollectionKind, stixIds: string[], withObject = true): Promise<Map<string, { version: string; object?: string }>> {
     const out = new Map<string, { version: string; object?: string }>();

@@ -92,14 +92,9 @@ export class TaxiiService {
       return [{ e, collection: 'exposures', shared: [...shared, ...own.filter((o) => o.type !== 'sighting')], versioned: own.find((o) => o.type === 'sighting')! }];
     });
     // The latest kept version of each object an update changes: its new version must come after it.
-    const latest = new Map<string, string>();
     const changing = built.filter(({ e }) => !e.type.endsWith('.created'));
-    for (const orgId of new Set(changing.map(({ e }) => e.organization_id))) {
-      for (const collection of COLLECTION_KINDS) {
-        const ids = changing.filter((b) => b.e.organization_id === orgId && b.collection === collection).map((b) => b.versioned.id as string);
-        for (const [id, version] of await this.repo.latestVersions(trx, orgId, collection, ids)) latest.set(keyOf(orgId, collection, id), version);
-      }
-    }
+    const kept = await this.latest(trx, changing.map((b) => ({ orgId: b.e.organization_id, collection: b.collection, id: b.versioned.id as string })), false);
+    const latest = new Map([...kept].map(([key, v]) => [key, v.version]));
     const shared = await this.sharedVersions(trx, built);
     const own: ObjectVersion[] = [];
     const replacing = new Set<string>(shared.replacing);
@@ -134,16 +129,7 @@ export class TaxiiService {
         candidates.set(key, { orgId: e.organization_id, collection, object: first && object.created !== undefined ? { ...object, created: first.object.created } : object });
       }
     }
-    const stored = new Map<string, { version: string; object?: string }>();
-    const groups = new Map<string, { orgId: string; collection: CollectionKind; ids: string[] }>();
-    for (const c of candidates.values()) {
-      const group = `${c.orgId} ${c.collection}`;
-      if (!groups.has(group)) groups.set(group, { orgId: c.orgId, collection: c.collection, ids: [] });
-      groups.get(group)!.ids.push(c.object.id as string);
-    }
-    for (const { orgId, collection, ids } of groups.values()) {
-      for (const [id, v] of await this.repo.latestObjects(trx, orgId, collection, ids)) stored.set(keyOf(orgId, collection, id), v);
-    }
+    const stored = await this.latest(trx, [...candidates.values()].map((c) => ({ orgId: c.orgId, collection: c.collection, id: c.object.id as string })), true);
     const versions: ObjectVersion[] = [];
     const replacing: string[] = [];
     for (const [key, { orgId, collection, object: candidate }] of candidates) {
@@ -160,6 +146,21 @@ export class TaxiiService {
       versions.push({ orgId, collection, stixId: object.id as string, type: object.type as string, version: String(object.modified ?? object.created ?? ''), object });
     }
     return { versions, replacing };
+  }
+
+  /** The latest kept version of each of these objects (with its text if `withObject`), by keyOf: one lookup per organization and collection. */
+  private async latest(trx: Kysely<DB>, refs: Array<{ orgId: string; collection: CollectionKind; id: string }>, withObject: boolean) {
+    const groups = new Map<string, { orgId: string; collection: CollectionKind; ids: string[] }>();
+    for (const r of refs) {
+      const group = `${r.orgId} ${r.collection}`;
+      if (!groups.has(group)) groups.set(group, { orgId: r.orgId, collection: r.collection, ids: [] });
+      groups.get(group)!.ids.push(r.id);
+    }
+    const out = new Map<string, { version: string; object?: string }>();
+    for (const { orgId, collection, ids } of groups.values()) {
+      for (const [id, v] of await this.repo.latestObjects(trx, orgId, collection, ids, withObject)) out.set(keyOf(orgId, collection, id), v);
+    }
+    return out;
   }
 
   /** The organization's collections (made on first use, with ids that never change). */
