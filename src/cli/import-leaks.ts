@@ -224,7 +224,6 @@ function readerThread(): Worker {
  * thread that read its file to the end waits, unreferenced (it keeps no process alive), for the
  * next import; one stopped part-way is ended.
  */
-
 function startReader(job: ReadJob, signal: AbortSignal | undefined, onMember: (m: Extract<ReaderMessage, { type: 'member' }>) => void, onPosition: (bytes: number) => void = () => undefined) {
   const file = job.file;
   const state = { readToEnd: false, reasons: [] as Array<[string, number]>, windows1252Lines: 0, cut: [] as Array<[string, string]> };

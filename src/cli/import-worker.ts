@@ -27,7 +27,6 @@ const BATCH_BYTES = 1024 * 1024;
 /** The reader says where it stands in the file each time it has read this much more of it. */
 const POSITION_STEP = 1024 * 1024;
 
-
 export interface ReadJob {
   type: 'read';
   file: string;

@@ -198,9 +198,9 @@ export interface ReadLine {
   parsed: LineResult;
 }
 
-/** Lines that cannot be told apart as combolist or stealer-log lines, in a sample of `sampled` lines. */
+/** Lines that cannot be told apart as combolist or stealer-log lines, from the first that say something. */
 export class UnknownLineFormat extends Error {
-  constructor(readonly sampled: number) {
+  constructor() {
     super('cannot tell combolist from stealer-log lines');
     this.name = 'UnknownLineFormat';
   }
@@ -313,7 +313,7 @@ export class DumpLines {
     if (sample.length === 0 && held.length === 0) return;
     if (!this.format) {
       const found = detectLineFormat(sample);
-      if (!found) throw new UnknownLineFormat(sample.length);
+      if (!found) throw new UnknownLineFormat();
       this.format = found.format;
     }
     this.separator ??= bestSeparator(this.format, sample).separator;
