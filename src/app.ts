@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import cookie from '@fastify/cookie';
 import cors from '@fastify/cors';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
@@ -10,6 +11,7 @@ import { type AppDeps, createDeps, type DepsOverrides } from './deps.js';
 import { answerServerEvents, clientErrorHandler, conventions, type ForeignErrors, frameworkErrors, genReqId } from './http/conventions.js';
 import { redactUrl, SECRET_HEADERS } from './http/redact.js';
 import { SECURITY_HEADERS } from './http/security-headers.js';
+import { consoleRoutes } from './http/console.js';
 import { docs, favicon } from './http/docs.js';
 import { serviceRoutes } from './http/service.js';
 import { type AuditLog, createAuditModule } from './modules/audit/index.js';
@@ -273,10 +275,13 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       exposedHeaders: ['ETag', 'X-Request-Id', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'RateLimit-Policy', 'Retry-After'],
     });
   }
+  // Read by the console's session (HttpOnly cookies); no other route looks at cookies.
+  await app.register(cookie);
   await app.register(conventions, { bareNotFound, foreignErrors, bodyTimeoutMs: config.bodyTimeoutMs });
   answerServerEvents(app, modules.secretPaths);
   await app.register(docs, { events: modules.eventSchemas });
   await app.register(favicon);
+  await app.register(consoleRoutes);
   await app.register(serviceRoutes, { deps });
   for (const r of modules.site) await r.register(app);
 

@@ -13,7 +13,7 @@ export interface Notice {
   summary: string;
   severity: string | null;
   facts: Array<{ label: string; value: string }>;
-  /** The record in the API. */
+  /** The console's page for the record (served by threatmon at /). */
   link: string;
   at: string;
 }
@@ -54,7 +54,7 @@ export function noticeOf(eventType: string, data: Record<string, unknown>, optio
       summary: `${verb} (${str(data.severity)}): ${str(monitor.name)} found a ${str(data.matched_field)} in ${source}`,
       severity: str(data.severity) || null,
       facts,
-      link: `${base}/api/v1/monitoring/alerts/${str(data.id)}/`,
+      link: `${base}/alerts/${str(data.id)}/`,
       at,
     };
   }
@@ -73,7 +73,7 @@ export function noticeOf(eventType: string, data: Record<string, unknown>, optio
       summary: `A tracking token was triggered (${str(data.channel)})`,
       severity: 'high',
       facts,
-      link: `${base}/api/v1/tracking-tokens/${str(data.token)}/timeline/`,
+      link: `${base}/tokens/${str(data.token)}/`,
       at,
     };
   }
@@ -89,7 +89,7 @@ export function noticeOf(eventType: string, data: Record<string, unknown>, optio
         { label: 'TLP', value: str(data.tlp) },
         { label: 'IOCs', value: str(data.ioc_count) },
       ],
-      link: `${base}/api/v1/incidents/${str(data.id)}/`,
+      link: `${base}/incidents/${str(data.id)}/`,
       at,
     };
   }
@@ -104,7 +104,7 @@ export function noticeOf(eventType: string, data: Record<string, unknown>, optio
         { label: 'Value', value: str(data.value) },
         { label: 'TLP', value: str(data.tlp) },
       ],
-      link: `${base}/api/v1/incidents/${str(data.incident)}/iocs/${str(data.id)}/`,
+      link: `${base}/incidents/${str(data.incident)}/`,
       at,
     };
   }
@@ -117,11 +117,11 @@ export function noticeOf(eventType: string, data: Record<string, unknown>, optio
         { label: 'Records read', value: str(data.records_scanned) },
         { label: 'Alerts raised', value: str(data.alerts_raised) },
       ],
-      link: `${base}/api/v1/monitoring/${str(data.monitor)}/scans/${str(data.id)}/`,
+      link: `${base}/monitors/${str(data.monitor)}/`,
       at,
     };
   }
-  return { title: eventType, summary: eventType, severity: null, facts: [], link: `${base}/api/v1/`, at };
+  return { title: eventType, summary: eventType, severity: null, facts: [], link: `${base}/`, at };
 }
 
 /** The notice of a minute's overflow: how many, of what, the highest severity, the top items. */
@@ -138,7 +138,7 @@ export function digestOf(items: DigestItem[], options: { personalData: boolean; 
     summary,
     severity: highest,
     facts: top.map(({ notice }) => ({ label: notice.severity ?? 'event', value: notice.summary })),
-    link: alerts.length === items.length ? `${options.base}/api/v1/monitoring/alerts/?status=new` : `${options.base}/api/v1/`,
+    link: alerts.length === items.length ? `${options.base}/alerts/?status=new` : `${options.base}/`,
     at: options.windowStart,
   };
 }

@@ -116,7 +116,7 @@ describe('notification channels (API.md section 7a)', () => {
     expect(toPlain.subject).toBe('[threatmon] New alert: Watch mail.example');
     expect(toPlain.from?.text).toContain('alerts@threatmon.example');
     expect(JSON.stringify(toPlain.to)).toContain('ciso@corp.example');
-    const link = `${PUBLIC}/api/v1/monitoring/alerts/${alert.id}/`;
+    const link = `${PUBLIC}/alerts/${alert.id}/`; // the console's page for it
     expect(toPlain.text).toContain(link);
     expect(toPlain.html).toContain(`href="${link}"`);
     for (const secret of ['ceo@mail.example', '198.51.100.20', 'S*********!']) expect(`${toPlain.text} ${String(toPlain.html)}`).not.toContain(secret);

@@ -13,6 +13,7 @@ import { SessionsRepository } from './sessions.repository.js';
 import { assertActive, LEEWAY_SECONDS, unauthenticated, type TokenService } from './tokens.js';
 import { type ApiKeysService, isApiKey } from './api-keys.service.js';
 import type { AuthService } from './auth.service.js';
+import { consoleAccessToken } from './session.routes.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -72,10 +73,9 @@ export const authenticate = fp(
     /** The principal of a bearer access token (a JWT). */
     async function fromToken(request: FastifyRequest): Promise<Principal> {
       const header = request.headers.authorization;
-      if (!header) throw unauthenticated('not_authenticated', 'Authentication credentials were not provided.');
-      const match = BEARER.exec(header);
-      if (!match?.[1]) throw unauthenticated('token_invalid', 'Authorization header must be "Bearer <token>".');
-      const token = match[1];
+      const token = header ? BEARER.exec(header)?.[1] : consoleAccessToken(request);
+      if (!header && !token) throw unauthenticated('not_authenticated', 'Authentication credentials were not provided.');
+      if (!token) throw unauthenticated('token_invalid', 'Authorization header must be "Bearer <token>".');
       let claims: Awaited<ReturnType<TokenService['verify']>>;
       try {
         claims = await tokens.verify(token, 'access');

@@ -8,6 +8,7 @@ import { ApiKeysService } from './api-keys.service.js';
 import { authenticate } from './auth.hook.js';
 import { privateAuthRoutes, publicAuthRoutes } from './auth.routes.js';
 import { AuthService } from './auth.service.js';
+import { sessionRoutes } from './session.routes.js';
 import { PasswordPolicy } from './passwords.js';
 import { loadJwtSecret, TokenService } from './tokens.js';
 import { UsersRepository } from './users.repository.js';
@@ -51,7 +52,7 @@ export function createIdentityModule(ctx: IdentityDeps) {
     users,
     auth,
     keys,
-    publicRoutes: [bind(publicAuthRoutes, { auth })],
+    publicRoutes: [bind(publicAuthRoutes, { auth }), bind(sessionRoutes, { auth, tokens })],
     authenticate: bind(authenticate, { deps: ctx, tokens, keys, hooks: ctx.hooks }),
     /** The same, also taking HTTP Basic (TAXII clients): a plugin for a scope outside /api/v1. */
     authenticateWithBasic: bind(authenticate, { deps: ctx, tokens, keys, hooks: ctx.hooks, basic: auth }),

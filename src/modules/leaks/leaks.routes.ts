@@ -19,9 +19,12 @@ export const MAX_JSON_RECORDS = 10_000;
 const tags = ['leaks'];
 const NoContent = Type.Null({ description: 'Deleted.' });
 
-/** A text/plain body, still streaming: told apart from an NDJSON one by its type. */
+/** A text/plain (or text/csv) body, still streaming: told apart from an NDJSON one by its type. */
 class LineBody {
-  constructor(readonly stream: Readable) {}
+  constructor(
+    readonly stream: Readable,
+    readonly csv = false,
+  ) {}
 }
 
 const SEPARATORS: readonly string[] = [':', ';', '|', ' ', '\t'];
@@ -45,6 +48,8 @@ export const leaksRoutes: FastifyPluginAsyncTypebox<{ leaks: LeaksService }> = a
   app.addContentTypeParser('application/x-ndjson', (_request, payload, done) => done(null, payload));
   // Combolist or stealer-log lines: read as they arrive, like NDJSON (see dumpLineItems).
   app.addContentTypeParser('text/plain', (_request, payload, done) => done(null, new LineBody(payload)));
+  // CSV with a header row, read as `import-leaks` reads a .csv file (the console's uploads).
+  app.addContentTypeParser('text/csv', (_request, payload, done) => done(null, new LineBody(payload, true)));
 
   app.get(
     '/leaks/search/',
@@ -174,7 +179,7 @@ export const leaksRoutes: FastifyPluginAsyncTypebox<{ leaks: LeaksService }> = a
         tags,
         summary: 'Ingest leak records (staff)',
         description:
-          'Body: a JSON array of at most 10,000 records, an `application/x-ndjson` stream, or `text/plain` combolist or stealer-log lines (as `import-leaks` reads them: the format and separator detected unless `?format=` and `?separator=` say; each line numbered from 1 as its `index`; an unreadable line rejected with its reason), of up to 64 MiB per request, parsed as it arrives and stored in batches of 1,000, each in its own transaction. A stream past 64 MiB is answered 413 once every record on a line that ends within the limit is stored; the problem body says how far it got (`processed`, `accepted`, `duplicates`, `rejected`): send the rest in another request. A failure part-way (503) says the same, for the records committed before it. Record fields: email, username, domain, ip, phone, full_name, password or password_sha1, extra (object of strings, numbers, booleans), leaked_at. A record needs one of email, username, ip, phone. Plaintext passwords are never stored: only their SHA-1 and a mask. Idempotent: a record with the same fingerprint in the same source counts as a duplicate.',
+          'Body: a JSON array of at most 10,000 records, an `application/x-ndjson` stream, `text/csv` with a header row naming record fields (as `import-leaks` reads a .csv file; each row\'s `index` counted from 0 after the header), or `text/plain` combolist or stealer-log lines (as `import-leaks` reads them: the format and separator detected unless `?format=` and `?separator=` say; each line numbered from 1 as its `index`; an unreadable line rejected with its reason), of up to 64 MiB per request, parsed as it arrives and stored in batches of 1,000, each in its own transaction. A stream past 64 MiB is answered 413 once every record on a line that ends within the limit is stored; the problem body says how far it got (`processed`, `accepted`, `duplicates`, `rejected`): send the rest in another request. A failure part-way (503) says the same, for the records committed before it. Record fields: email, username, domain, ip, phone, full_name, password or password_sha1, extra (object of strings, numbers, booleans), leaked_at. A record needs one of email, username, ip, phone. Plaintext passwords are never stored: only their SHA-1 and a mask. Idempotent: a record with the same fingerprint in the same source counts as a duplicate.',
         params: IdParams,
         querystring: Type.Object({
           format: Type.Optional(Type.Enum(['combo', 'stealer'], { type: 'string', description: 'text/plain only: the lines are a combolist or stealer-log lines (default: detected from the first 64 KiB).' })),
@@ -185,6 +190,7 @@ export const leaksRoutes: FastifyPluginAsyncTypebox<{ leaks: LeaksService }> = a
             'application/json': { schema: Type.Array(LeakRecordInputSchema, { maxItems: MAX_JSON_RECORDS, description: 'The records.' }) },
             'application/x-ndjson': { schema: Type.String({ description: 'One record (a LeakRecordInput) per line.' }) },
             'text/plain': { schema: Type.String({ description: 'Combolist (`login:secret`) or stealer-log (`url:login:password`) lines.' }) },
+            'text/csv': { schema: Type.String({ description: 'CSV: a header row of record field names (email, username, password, ...), then one record per row.' }) },
           },
         },
         response: { 200: IngestResultSchema, ...errorResponses(400, 401, 403, 404, 413, 415) },
@@ -200,6 +206,7 @@ export const leaksRoutes: FastifyPluginAsyncTypebox<{ leaks: LeaksService }> = a
         if (body.length > MAX_JSON_RECORDS) throw validation([{ field: 'body', message: `at most ${MAX_JSON_RECORDS} records per JSON array; stream more as application/x-ndjson` }]);
         return leaks.ingest(id, body.map((value, index) => ({ index, value })), who);
       }
+      if (body instanceof LineBody && body.csv) return leaks.ingest(id, openInput(within(body.stream, INGEST_BODY_LIMIT, 'line'), { format: 'csv' }), who);
       if (body instanceof LineBody) {
         const { format, separator } = request.query as { format?: string; separator?: string };
         if (format !== undefined && format !== 'combo' && format !== 'stealer') throw badQuery('format', 'must be combo or stealer');

@@ -1,0 +1,142 @@
+import { createColumnHelper } from '@tanstack/react-table';
+import type { FormEvent } from 'react';
+import { Link, useLocation } from 'wouter';
+import { api, type Item, must } from '../api/client';
+import { can, useMe } from '../session';
+import { Badge, Field, PageTitle, When } from '../ui/bits';
+import { query, SEVERITIES } from '../ui/format';
+import { useAction, useDraft, useLoad } from '../ui/load';
+import { ErrorNote, LoadState } from '../ui/problem';
+import { useQueryState } from '../ui/query-state';
+import { DataTable, Pager } from '../ui/table';
+
+export type Incident = Item<'/api/v1/incidents/'>;
+export const INCIDENT_STATUSES = ['open', 'investigating', 'contained', 'resolved', 'closed'] as const;
+export const TLPS = ['clear', 'green', 'amber', 'amber+strict', 'red'] as const;
+const PAGE_SIZE = 50;
+
+const col = createColumnHelper<Incident>();
+const columns = [
+  col.accessor('title', { header: 'Title', cell: (c) => <Link href={`/incidents/${c.row.original.id}/`}>{c.getValue()}</Link> }),
+  col.accessor('severity', { header: 'Severity', cell: (c) => <Badge value={c.getValue()} kind="severity" /> }),
+  col.accessor('status', { header: 'Status', cell: (c) => <Badge value={c.getValue()} kind="status" /> }),
+  col.accessor('tlp', { header: 'TLP', cell: (c) => <Badge value={`tlp ${c.getValue()}`} /> }),
+  col.accessor('ioc_count', { header: 'IOCs' }),
+  col.accessor('updated_at', { header: 'Changed', cell: (c) => <When at={c.getValue()} /> }),
+];
+
+export function Incidents() {
+  const me = useMe();
+  const [, navigate] = useLocation();
+  const [filters, setFilters] = useQueryState(['status', 'severity', 'tlp', 'assignee', 'search', 'ordering'] as const);
+  const list = useLoad(
+    () =>
+      must(
+        api.GET('/api/v1/incidents/', {
+          params: { query: { ...query({ status: filters.status, severity: filters.severity, tlp: filters.tlp, assignee: filters.assignee, search: filters.search }), ordering: (filters.ordering || undefined) as '-created_at' | undefined, page: filters.page, page_size: PAGE_SIZE } },
+        }),
+      ),
+    [filters],
+  );
+  const [draft, setDraft, clearDraft] = useDraft('incident-new', { title: '', severity: 'medium', tlp: 'amber', description: '', tags: '' });
+  const { error, busy, run } = useAction();
+
+  async function create(event: FormEvent) {
+    event.preventDefault();
+    const tags = draft.tags.split(',').map((t) => t.trim()).filter(Boolean);
+    const made = await run(() => must(api.POST('/api/v1/incidents/', { body: { title: draft.title, description: draft.description, severity: draft.severity as Incident['severity'], tlp: draft.tlp as Incident['tlp'], tags } })));
+    if (made) {
+      clearDraft();
+      navigate(`/incidents/${made.id}/`);
+    }
+  }
+
+  return (
+    <>
+      <PageTitle title="Incidents" />
+      <form className="filters" aria-label="Filter incidents" onSubmit={(e) => e.preventDefault()}>
+        <Field label="Status">
+          <select value={filters.status} onChange={(e) => setFilters({ status: e.target.value })}>
+            <option value="">any</option>
+            <option value="open,investigating,contained">not resolved</option>
+            {INCIDENT_STATUSES.map((s) => (
+              <option key={s}>{s}</option>
+            ))}
+          </select>
+        </Field>
+        <Field label="Severity">
+          <select value={filters.severity} onChange={(e) => setFilters({ severity: e.target.value })}>
+            <option value="">any</option>
+            {SEVERITIES.map((s) => (
+              <option key={s}>{s}</option>
+            ))}
+          </select>
+        </Field>
+        <Field label="TLP">
+          <select value={filters.tlp} onChange={(e) => setFilters({ tlp: e.target.value })}>
+            <option value="">any</option>
+            {TLPS.map((s) => (
+              <option key={s}>{s}</option>
+            ))}
+          </select>
+        </Field>
+        <Field label="Assignee">
+          <select value={filters.assignee} onChange={(e) => setFilters({ assignee: e.target.value })}>
+            <option value="">anyone</option>
+            <option value="me">me</option>
+            <option value="none">nobody</option>
+          </select>
+        </Field>
+        <Field label="Title or description">
+          <input type="search" value={filters.search} onChange={(e) => setFilters({ search: e.target.value })} />
+        </Field>
+        <Field label="Order">
+          <select value={filters.ordering} onChange={(e) => setFilters({ ordering: e.target.value })}>
+            <option value="">newest first</option>
+            <option value="-updated_at">recently changed</option>
+            <option value="-severity">most severe</option>
+          </select>
+        </Field>
+      </form>
+      <LoadState loading={list.loading && !list.data} error={list.error} what="incidents" />
+      {list.data && (
+        <>
+          <DataTable caption="Incidents" rows={list.data.results} columns={columns} empty="No incident matches." />
+          <Pager count={list.data.count} page={filters.page} pageSize={PAGE_SIZE} onPage={(page) => setFilters({ page })} />
+        </>
+      )}
+      {can(me, 'analyst') && (
+        <form className="panel" onSubmit={create} aria-labelledby="new-incident">
+          <h2 id="new-incident">New incident</h2>
+          <Field label="Title">
+            <input required maxLength={200} value={draft.title} onChange={(e) => setDraft({ title: e.target.value })} />
+          </Field>
+          <Field label="Severity">
+            <select value={draft.severity} onChange={(e) => setDraft({ severity: e.target.value })}>
+              {SEVERITIES.map((s) => (
+                <option key={s}>{s}</option>
+              ))}
+            </select>
+          </Field>
+          <Field label="TLP">
+            <select value={draft.tlp} onChange={(e) => setDraft({ tlp: e.target.value })}>
+              {TLPS.map((s) => (
+                <option key={s}>{s}</option>
+              ))}
+            </select>
+          </Field>
+          <Field label="Tags" hint="Comma-separated">
+            <input value={draft.tags} onChange={(e) => setDraft({ tags: e.target.value })} />
+          </Field>
+          <Field label="Description">
+            <textarea rows={3} value={draft.description} onChange={(e) => setDraft({ description: e.target.value })} />
+          </Field>
+          <ErrorNote error={error} action="create an incident" />
+          <button type="submit" className="primary" disabled={busy}>
+            Create incident
+          </button>
+        </form>
+      )}
+    </>
+  );
+}
