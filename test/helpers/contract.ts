@@ -1,6 +1,7 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import type { LightMyRequestResponse } from 'fastify';
+import { CONSOLE_PAGES } from '../../src/http/console.js';
 
 /**
  * Holds every answer of the API to its OpenAPI document: the operation must be documented, the
@@ -23,6 +24,7 @@ interface Document {
   paths: Record<string, Record<string, Operation>>;
 }
 
+const CONSOLE = CONSOLE_PAGES.map((page) => new RegExp(`^${page.replace(/:id/g, '[^/]+')}$`));
 const DOCS_ASSETS = /^\/api\/(docs\/static\/.+|docs\/json|docs\/yaml|redoc\/redoc\.standalone\.js)$/;
 const CHECKED_HEADERS = ['etag', 'retry-after', 'ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset', 'ratelimit-policy'];
 const pointer = (...parts: string[]) => parts.map((p) => p.replace(/~/g, '~0').replace(/\//g, '~1')).join('/');
@@ -59,6 +61,8 @@ export class ContractChecker {
     if (!res.headers['x-request-id']) errors.push('no X-Request-Id header');
     // The docs pages' own files (scripts, styles, their JSON copy of this document) are not API.
     if (DOCS_ASSETS.test(path) && status === 200) return errors;
+    // Nor are the console's pages (one HTML page for each) and its built files.
+    if (status === 200 && ((type === 'text/html' && CONSOLE.some((page) => page.test(path))) || path.startsWith('/assets/'))) return errors;
     if (!found) {
       // Not an operation: an unknown path (404), a known path with another method (405), a missing slash (308).
       if (status === 308 && res.headers.location) return errors;

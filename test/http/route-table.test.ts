@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, json, type TestApp } from '../helpers/build-app.js';
 
-/** The endpoints that take no token (API.md section 1): everything else under /api/v1 needs one. */
-const PUBLIC = new Set(['/api/v1/auth/token/', '/api/v1/auth/token/refresh/', '/api/v1/auth/token/verify/', '/api/v1/auth/token/revoke/']);
+/** The endpoints that take no token (API.md section 1; the console's session): everything else under /api/v1 needs one. */
+const PUBLIC = new Set(['/api/v1/auth/token/', '/api/v1/auth/token/refresh/', '/api/v1/auth/token/verify/', '/api/v1/auth/token/revoke/', '/api/v1/auth/session/', '/api/v1/auth/session/refresh/']);
 
 describe('every route under /api/v1 but the token endpoints needs a token', () => {
   let t: TestApp;

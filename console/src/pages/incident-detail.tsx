@@ -17,6 +17,15 @@ type IocType = (typeof IOC_TYPES)[number];
 const col = createColumnHelper<Ioc>();
 const columns = [col.accessor('type', { header: 'Type' }), col.accessor('value', { header: 'Value', cell: (c) => <code>{c.getValue()}</code> }), col.accessor('description', { header: 'Description' }), col.accessor('created_at', { header: 'Added', cell: (c) => <When at={c.getValue()} /> })];
 
+/** An IOC event's IOC, from its changes ({field: {from, to}}). */
+function describeIoc(changes: Record<string, unknown>): string {
+  const side = (f: string) => {
+    const c = changes[f] as { from?: unknown; to?: unknown } | undefined;
+    return String(c?.to ?? c?.from ?? '');
+  };
+  return `${side('type')} ${side('value')}`.trim();
+}
+
 /** Pasted lines as IOCs: `value` with the type chosen, or `type,value` when the type is per line. */
 function parseLines(text: string, type: string): Array<{ line: number; type: string; value: string }> {
   return text
@@ -163,7 +172,7 @@ export function IncidentDetail({ id }: { id: string }) {
               {(events.data?.results ?? []).map((e) => (
                 <li key={e.id}>
                   <When at={e.created_at} /> {e.kind.replace('_', ' ')}
-                  {e.changes && Object.keys(e.changes).length > 0 && `: ${Object.keys(e.changes).join(', ')}`}
+                  {e.kind.startsWith('ioc_') && e.changes ? `: ${describeIoc(e.changes)}` : e.changes && Object.keys(e.changes).length > 0 && `: ${Object.keys(e.changes).join(', ')}`}
                 </li>
               ))}
             </ol>

@@ -26,11 +26,12 @@ const columns = [
   col.accessor('phone', { header: 'Phone' }),
   col.accessor('password_masked', { header: 'Password', cell: (c) => c.getValue() ?? (c.row.original.has_password ? '(hash)' : '') }),
   col.accessor((r) => r.source.name, { id: 'source', header: 'Source' }),
-  col.accessor('leaked_at', { header: 'Leaked', cell: (c) => <When at={c.getValue()} /> }),
+  col.accessor('leaked_at', { header: 'Leaked', cell: (c) => (c.getValue() ? <When at={c.getValue()} /> : '—') }),
 ];
 
 /** The search's query from the form's values: what the API takes, empty fields left out. */
-function searchQuery(c: Record<Criterion, string>) {
+function searchQuery(all: Record<Criterion, string>) {
+  const c = Object.fromEntries(CRITERIA.filter((k) => k !== 'saved').map((k) => [k, all[k as Criterion]])) as Record<Criterion, string>;
   return query({
     ...c,
     exact_domain: c.exact_domain === 'true' ? true : undefined,

@@ -144,7 +144,7 @@ export function MonitorDetail({ id }: { id: string }) {
                 const total = corpus.data?.total_records ?? 0;
                 return (
                   <li key={s.id} className="scan">
-                    <Badge value={s.status} kind="status" /> {s.reason} scan, <When at={s.created_at} />: {s.records_scanned.toLocaleString()} records read, {s.alerts_raised} alerts raised
+                    <Badge value={s.status} kind="status" /> {s.reason === 'created' ? 'Backfill' : 'Re-scan'}, <When at={s.created_at} />: {s.records_scanned.toLocaleString()} records read, {s.alerts_raised} alerts raised
                     {(s.status === 'queued' || s.status === 'running') && total > 0 && (
                       <progress max={total} value={Math.min(total, s.records_scanned)} aria-label={`Scan progress: ${s.records_scanned} of about ${total} records`} />
                     )}

@@ -1,4 +1,4 @@
-import { type ReactNode, useEffect, useState } from 'react';
+import { cloneElement, type ReactElement, type ReactNode, useEffect, useId, useState } from 'react';
 import { Link } from 'wouter';
 
 export function Badge({ value, kind = 'plain' }: { value: string | null | undefined; kind?: 'severity' | 'status' | 'plain' }) {
@@ -62,13 +62,22 @@ export function PageTitle({ title, children }: { title: string; children?: React
   );
 }
 
-export function Field({ label, children, hint }: { label: string; children: ReactNode; hint?: string }) {
+/**
+ * A labelled control: the label names it by `for` (a label wrapped around a select would take the
+ * chosen option into the control's name), and its hint describes it.
+ */
+export function Field({ label, children, hint }: { label: string; children: ReactElement<{ id?: string; 'aria-describedby'?: string }>; hint?: string }) {
+  const id = useId();
   return (
-    <label className="field">
-      <span>{label}</span>
-      {children}
-      {hint && <small className="muted">{hint}</small>}
-    </label>
+    <div className="field">
+      <label htmlFor={id}>{label}</label>
+      {cloneElement(children, { id, 'aria-describedby': hint ? `${id}-hint` : children.props['aria-describedby'] })}
+      {hint && (
+        <small className="muted" id={`${id}-hint`}>
+          {hint}
+        </small>
+      )}
+    </div>
   );
 }
 

@@ -52,8 +52,8 @@ export function Chart({ title, labels, series, bars = false, height = 200 }: { t
 
   return (
     <figure className="chart">
+      <figcaption>{title}</figcaption>
       <div ref={box} role="img" aria-label={`${title}: chart; the figures are in the table that follows`} />
-      <figcaption className="sr-only">{title}</figcaption>
       {/* A table ignores width and height: the box around it is what hides it. */}
       <div className="sr-only">
       <table>

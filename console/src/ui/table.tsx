@@ -45,7 +45,8 @@ export function DataTable<T extends { id: string }>({ caption, rows, columns, se
   }
 
   return (
-    <div className="table-wrap">
+    // A table wider than a phone scrolls sideways: its box takes the focus, so the keyboard can scroll it.
+    <div className="table-wrap" tabIndex={0} role="region" aria-label={caption}>
       <table>
         <caption className="sr-only">{caption}</caption>
         <thead>
