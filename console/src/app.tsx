@@ -1,5 +1,6 @@
 import { type ReactNode, useEffect, useState } from 'react';
 import { Link, Redirect, Route, Switch, useLocation } from 'wouter';
+import { onReach } from './api/client';
 import { PAGES } from './pages';
 import { can, SessionProvider, signInPath, useSession } from './session';
 import { SignIn } from './pages/sign-in';
@@ -30,6 +31,17 @@ const NAV: Array<{ to: string; text: string; admin?: boolean }> = [
   { to: PAGES.admin, text: 'Administration', admin: true },
 ];
 
+/** A banner while the server cannot be reached; it goes by itself when the server answers again. */
+function Reachability() {
+  const [down, setDown] = useState(false);
+  useEffect(() => onReach((reach) => setDown(reach === 'down')), []);
+  return (
+    <div role="status" aria-live="polite" className="reach">
+      {down && <div className="banner">threatmon cannot be reached: retrying by itself. What you typed is kept.</div>}
+    </div>
+  );
+}
+
 function Shell({ children }: { children: ReactNode }) {
   const { me, signOut } = useSession();
   const [location] = useLocation();
@@ -42,6 +54,7 @@ function Shell({ children }: { children: ReactNode }) {
       <a className="skip" href="#main">
         Skip to content
       </a>
+      <Reachability />
       <header className="topbar">
         <Link href="/" className="brand">
           <img src="/favicon.svg" alt="" width="24" height="24" /> threatmon

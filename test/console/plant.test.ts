@@ -102,6 +102,7 @@ describe.skipIf(!hasChromium)('console: tracking tokens, sources and uploads', {
     expect(json(await h.api(h.seeded.team.tokens.owner, 'GET', `/api/v1/leaks/sources/${source.id}/`)).record_count).toBe(6);
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download every reject (CSV)' }).click()]);
     expect(fs.readFileSync((await download.path())!, 'utf8')).toContain('"records.ndjson","1"');
+    await h.shoot(page, 'upload-report');
     expect(problems).toEqual([]);
     await context.close();
     await h.survey(h.seeded.team.members.owner.username, '/sources/', 'sources', (p) => p.getByRole('cell', { name: 'Combolist 2026-11' }).waitFor());

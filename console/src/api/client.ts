@@ -38,12 +38,52 @@ export function renewSession(): Promise<boolean> {
   return renewing;
 }
 
+/** Whether the server answers: a request that cannot reach it, or a 502-504, says it does not. */
+export type Reach = 'up' | 'down';
+let reach: Reach = 'up';
+const reachListeners = new Set<(reach: Reach) => void>();
+
+export function onReach(listener: (reach: Reach) => void): () => void {
+  reachListeners.add(listener);
+  return () => reachListeners.delete(listener);
+}
+
+function setReach(next: Reach) {
+  if (next === reach) return;
+  reach = next;
+  for (const listener of reachListeners) listener(next);
+  if (next === 'down') void watchUntilBack();
+}
+
+/** Asks /health/ after 1 s, then 2, 4... up to every 10 s, until the server answers 200 again. */
+async function watchUntilBack() {
+  for (let wait = 1000; reach === 'down'; wait = Math.min(wait * 2, 10_000)) {
+    await new Promise((resolve) => setTimeout(resolve, wait));
+    try {
+      if ((await fetch('/health/', { cache: 'no-store' })).ok) setReach('up');
+    } catch {
+      // Still gone: ask again later.
+    }
+  }
+}
+
+async function reachable(request: Request): Promise<Response> {
+  try {
+    const response = await fetch(request);
+    if (response.status >= 502 && response.status <= 504) setReach('down');
+    return response;
+  } catch (err) {
+    setReach('down');
+    throw err;
+  }
+}
+
 export async function consoleFetch(input: Request): Promise<Response> {
   const again = input.clone();
-  const response = await fetch(input);
+  const response = await reachable(input);
   if (response.status !== 401 || new URL(input.url).pathname.startsWith(SESSION)) return response;
   if (await renewSession()) {
-    const retried = await fetch(again);
+    const retried = await reachable(again);
     if (retried.status !== 401) return retried;
   }
   for (const listener of expiredListeners) listener();

@@ -4,7 +4,7 @@ import { api, must } from '../api/client';
 import { useMe, useSession } from '../session';
 import { Field, PageTitle } from '../ui/bits';
 import { useAction } from '../ui/load';
-import { ErrorNote } from '../ui/problem';
+import { ErrorNote, fieldError } from '../ui/problem';
 
 export function Account() {
   const me = useMe();
@@ -45,10 +45,10 @@ export function Account() {
       <form className="panel" onSubmit={change} aria-labelledby="password-title">
         <h2 id="password-title">Change your password</h2>
         <p className="muted">12 characters at least, not your username, not in a known breach. Every session of yours ends: you sign in again.</p>
-        <Field label="Current password">
+        <Field label="Current password" error={fieldError(error, 'current_password')}>
           <input type="password" required autoComplete="current-password" value={current} onChange={(e) => setCurrent(e.target.value)} />
         </Field>
-        <Field label="New password">
+        <Field label="New password" error={fieldError(error, 'new_password')}>
           <input type="password" required minLength={12} autoComplete="new-password" value={next} onChange={(e) => setNext(e.target.value)} />
         </Field>
         <Field label="New password again">

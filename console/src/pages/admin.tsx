@@ -5,7 +5,7 @@ import { can, type Me, useMe } from '../session';
 import { Card, Field, PageTitle, When } from '../ui/bits';
 import { query } from '../ui/format';
 import { useAction, useDraft, useLoad } from '../ui/load';
-import { ErrorNote, LoadState } from '../ui/problem';
+import { ErrorNote, fieldError, LoadState } from '../ui/problem';
 import { useQueryState } from '../ui/query-state';
 import { DataTable, Pager } from '../ui/table';
 
@@ -76,16 +76,16 @@ function Users({ me }: { me: Me }) {
       </p>
       <form onSubmit={create} aria-label="Add a user">
         <h3>Add a user</h3>
-        <Field label="Username">
+        <Field label="Username" error={fieldError(error, 'username')}>
           <input required autoComplete="off" value={draft.username} onChange={(e) => setDraft({ username: e.target.value })} />
         </Field>
-        <Field label="E-mail">
+        <Field label="E-mail" error={fieldError(error, 'email')}>
           <input required type="email" value={draft.email} onChange={(e) => setDraft({ email: e.target.value })} />
         </Field>
-        <Field label="First password" hint="12 characters at least; they change it on first sign-in">
+        <Field label="First password" error={fieldError(error, 'password')} hint="12 characters at least; they change it on first sign-in">
           <input required type="password" autoComplete="new-password" minLength={12} value={password} onChange={(e) => setPassword(e.target.value)} />
         </Field>
-        <Field label="Role">
+        <Field label="Role" error={fieldError(error, 'role')}>
           <select value={draft.role} onChange={(e) => setDraft({ role: e.target.value })}>
             {ROLES.filter((r) => can(me, r)).map((r) => (
               <option key={r}>{r}</option>
@@ -131,7 +131,7 @@ function Organization({ me }: { me: Me }) {
               void patch({ name });
             }}
           >
-            <Field label="Name">
+            <Field label="Name" error={fieldError(error, 'name')}>
               <input required value={name} onChange={(e) => setName(e.target.value)} />
             </Field>
             <button type="submit" disabled={busy}>

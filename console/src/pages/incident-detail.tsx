@@ -6,7 +6,7 @@ import { can, useMe } from '../session';
 import { Badge, download, Field, PageTitle, When } from '../ui/bits';
 import { plural, SEVERITIES } from '../ui/format';
 import { useAction, useDraft, useLoad } from '../ui/load';
-import { ErrorNote, LoadState } from '../ui/problem';
+import { ErrorNote, fieldError, LoadState } from '../ui/problem';
 import { DataTable } from '../ui/table';
 import { INCIDENT_STATUSES, type Incident } from './incidents';
 
@@ -192,10 +192,10 @@ export function IncidentDetail({ id }: { id: string }) {
                       ))}
                     </select>
                   </Field>
-                  <Field label="Value" hint="Defanged forms (hxxp, [.]) are accepted">
+                  <Field label="Value" error={fieldError(error, 'value')} hint="Defanged forms (hxxp, [.]) are accepted">
                     <input required value={one.value} onChange={(e) => setOne({ value: e.target.value })} />
                   </Field>
-                  <Field label="Description">
+                  <Field label="Description" error={fieldError(error, 'description')}>
                     <input value={one.description} onChange={(e) => setOne({ description: e.target.value })} />
                   </Field>
                   <button type="submit" disabled={busy}>

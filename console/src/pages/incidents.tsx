@@ -6,7 +6,7 @@ import { can, useMe } from '../session';
 import { Badge, Field, PageTitle, When } from '../ui/bits';
 import { query, SEVERITIES } from '../ui/format';
 import { useAction, useDraft, useLoad } from '../ui/load';
-import { ErrorNote, LoadState } from '../ui/problem';
+import { ErrorNote, fieldError, LoadState } from '../ui/problem';
 import { useQueryState } from '../ui/query-state';
 import { DataTable, Pager } from '../ui/table';
 
@@ -108,27 +108,27 @@ export function Incidents() {
       {can(me, 'analyst') && (
         <form className="panel" onSubmit={create} aria-labelledby="new-incident">
           <h2 id="new-incident">New incident</h2>
-          <Field label="Title">
+          <Field label="Title" error={fieldError(error, 'title')}>
             <input required maxLength={200} value={draft.title} onChange={(e) => setDraft({ title: e.target.value })} />
           </Field>
-          <Field label="Severity">
+          <Field label="Severity" error={fieldError(error, 'severity')}>
             <select value={draft.severity} onChange={(e) => setDraft({ severity: e.target.value })}>
               {SEVERITIES.map((s) => (
                 <option key={s}>{s}</option>
               ))}
             </select>
           </Field>
-          <Field label="TLP">
+          <Field label="TLP" error={fieldError(error, 'tlp')}>
             <select value={draft.tlp} onChange={(e) => setDraft({ tlp: e.target.value })}>
               {TLPS.map((s) => (
                 <option key={s}>{s}</option>
               ))}
             </select>
           </Field>
-          <Field label="Tags" hint="Comma-separated">
+          <Field label="Tags" error={fieldError(error, 'tags')} hint="Comma-separated">
             <input value={draft.tags} onChange={(e) => setDraft({ tags: e.target.value })} />
           </Field>
-          <Field label="Description">
+          <Field label="Description" error={fieldError(error, 'description')}>
             <textarea rows={3} value={draft.description} onChange={(e) => setDraft({ description: e.target.value })} />
           </Field>
           <ErrorNote error={error} action="create an incident" />

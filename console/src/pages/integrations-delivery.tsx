@@ -6,7 +6,7 @@ import { can, type Me } from '../session';
 import { Badge, Card, Field, Secret, When } from '../ui/bits';
 import { SEVERITIES } from '../ui/format';
 import { useAction, useLoad } from '../ui/load';
-import { ErrorNote, LoadState } from '../ui/problem';
+import { ErrorNote, fieldError, LoadState } from '../ui/problem';
 import { DataTable } from '../ui/table';
 
 type Webhook = Item<'/api/v1/webhooks/'>;
@@ -119,11 +119,11 @@ export function Webhooks() {
         </div>
       )}
       <form onSubmit={create} aria-label="New webhook">
-        <Field label="URL">
+        <Field label="URL" error={fieldError(error, 'url')}>
           <input required type="url" value={form.url} onChange={(e) => setForm({ ...form, url: e.target.value })} />
         </Field>
         <EventChoice value={form.events} onChange={(events) => setForm({ ...form, events })} />
-        <Field label="Description">
+        <Field label="Description" error={fieldError(error, 'description')}>
           <input value={form.description} onChange={(e) => setForm({ ...form, description: e.target.value })} />
         </Field>
         <button type="submit" disabled={busy || form.events.length === 0}>
@@ -193,21 +193,21 @@ export function Channels({ me }: { me: Me }) {
       </p>
       {admin && (
         <form onSubmit={create} aria-label="New channel">
-          <Field label="Kind">
+          <Field label="Kind" error={fieldError(error, 'kind')}>
             <select value={form.kind} onChange={(e) => setForm({ ...form, kind: e.target.value })}>
               {CHANNEL_KINDS.map((k) => (
                 <option key={k}>{k}</option>
               ))}
             </select>
           </Field>
-          <Field label="Name">
+          <Field label="Name" error={fieldError(error, 'name')}>
             <input required maxLength={200} value={form.name} onChange={(e) => setForm({ ...form, name: e.target.value })} />
           </Field>
           <Field label={form.kind === 'email' ? 'Addresses' : 'Incoming-webhook URL'} hint={form.kind === 'email' ? 'Comma-separated, up to 20' : 'The URL the chat service gave you (kept secret)'}>
             <input required value={form.target} onChange={(e) => setForm({ ...form, target: e.target.value })} />
           </Field>
           <EventChoice value={form.events} onChange={(events) => setForm({ ...form, events })} />
-          <Field label="Lowest severity">
+          <Field label="Lowest severity" error={fieldError(error, 'min_severity')}>
             <select value={form.min_severity} onChange={(e) => setForm({ ...form, min_severity: e.target.value })}>
               <option value="">every alert</option>
               {SEVERITIES.map((s) => (

@@ -4,7 +4,7 @@ import { api, type Item, must } from '../api/client';
 import { can, type Me, useMe } from '../session';
 import { Card, Field, PageTitle, Secret, When } from '../ui/bits';
 import { useAction, useLoad } from '../ui/load';
-import { ErrorNote, LoadState } from '../ui/problem';
+import { ErrorNote, fieldError, LoadState } from '../ui/problem';
 import { DataTable } from '../ui/table';
 import { Channels, Webhooks } from './integrations-delivery';
 
@@ -68,17 +68,17 @@ function ApiKeys({ me }: { me: Me }) {
         </div>
       )}
       <form onSubmit={create} className="inline-form" aria-label="New API key">
-        <Field label="Name">
+        <Field label="Name" error={fieldError(error, 'name')}>
           <input required maxLength={200} value={form.name} onChange={(e) => setForm({ ...form, name: e.target.value })} />
         </Field>
-        <Field label="Role">
+        <Field label="Role" error={fieldError(error, 'role')}>
           <select value={form.role} onChange={(e) => setForm({ ...form, role: e.target.value })}>
             {ROLES.filter((r) => can(me, r)).map((r) => (
               <option key={r}>{r}</option>
             ))}
           </select>
         </Field>
-        <Field label="Expires on" hint="Empty: never">
+        <Field label="Expires on" error={fieldError(error, 'expires_at')} hint="Empty: never">
           <input type="date" value={form.expires_at} onChange={(e) => setForm({ ...form, expires_at: e.target.value })} />
         </Field>
         <button type="submit" disabled={busy}>
@@ -129,6 +129,9 @@ export function Integrations() {
       <div className="grid">
         <ApiKeys me={me} />
         <Feeds me={me} />
+      </div>
+      {/* Their tables are wide: a row of their own each. */}
+      <div className="stack">
         <Channels me={me} />
         {can(me, 'admin') ? (
           <Webhooks />

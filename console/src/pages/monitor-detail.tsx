@@ -5,7 +5,7 @@ import { can, useMe } from '../session';
 import { Badge, Field, PageTitle, When } from '../ui/bits';
 import { SEVERITIES } from '../ui/format';
 import { useAction, useLoad } from '../ui/load';
-import { ErrorNote, LoadState } from '../ui/problem';
+import { ErrorNote, fieldError, LoadState } from '../ui/problem';
 import { termsOf, TERM_HINTS } from './monitors';
 
 export function MonitorDetail({ id }: { id: string }) {
@@ -94,13 +94,13 @@ export function MonitorDetail({ id }: { id: string }) {
             </dl>
             {writer ? (
               <form onSubmit={save} className="panel" aria-label="Edit the monitor">
-                <Field label="Name">
+                <Field label="Name" error={fieldError(error, 'name')}>
                   <input required value={form.name} onChange={(e) => setForm({ ...form, name: e.target.value })} />
                 </Field>
-                <Field label="Terms" hint={TERM_HINTS[m.type]}>
+                <Field label="Terms" error={fieldError(error, 'terms')} hint={TERM_HINTS[m.type]}>
                   <textarea rows={5} value={form.terms} onChange={(e) => setForm({ ...form, terms: e.target.value })} />
                 </Field>
-                <Field label="Severity of its alerts">
+                <Field label="Severity of its alerts" error={fieldError(error, 'severity')}>
                   <select value={form.severity} onChange={(e) => setForm({ ...form, severity: e.target.value })}>
                     <option value="">from what each finds</option>
                     {SEVERITIES.map((s) => (
@@ -108,7 +108,7 @@ export function MonitorDetail({ id }: { id: string }) {
                     ))}
                   </select>
                 </Field>
-                <Field label="Description">
+                <Field label="Description" error={fieldError(error, 'description')}>
                   <textarea rows={2} value={form.description} onChange={(e) => setForm({ ...form, description: e.target.value })} />
                 </Field>
                 <div className="toolbar">

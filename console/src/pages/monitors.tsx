@@ -6,7 +6,7 @@ import { can, useMe } from '../session';
 import { Badge, Field, PageTitle, When } from '../ui/bits';
 import { query, SEVERITIES } from '../ui/format';
 import { useAction, useDraft, useLoad } from '../ui/load';
-import { ErrorNote, LoadState } from '../ui/problem';
+import { ErrorNote, fieldError, LoadState } from '../ui/problem';
 import { useQueryState } from '../ui/query-state';
 import { DataTable, Pager } from '../ui/table';
 
@@ -112,20 +112,20 @@ export function Monitors() {
       {writer && (
         <form className="panel" onSubmit={create} aria-labelledby="new-monitor">
           <h2 id="new-monitor">New monitor</h2>
-          <Field label="Name">
+          <Field label="Name" error={fieldError(error, 'name')}>
             <input required maxLength={200} value={draft.name} onChange={(e) => setDraft({ name: e.target.value })} />
           </Field>
-          <Field label="Type">
+          <Field label="Type" error={fieldError(error, 'type')}>
             <select value={draft.type} onChange={(e) => setDraft({ type: e.target.value })}>
               {MONITOR_TYPES.map((t) => (
                 <option key={t}>{t}</option>
               ))}
             </select>
           </Field>
-          <Field label="Terms" hint={TERM_HINTS[draft.type]}>
+          <Field label="Terms" error={fieldError(error, 'terms')} hint={TERM_HINTS[draft.type]}>
             <textarea required rows={4} value={draft.terms} onChange={(e) => setDraft({ terms: e.target.value })} />
           </Field>
-          <Field label="Severity of its alerts">
+          <Field label="Severity of its alerts" error={fieldError(error, 'severity')}>
             <select value={draft.severity} onChange={(e) => setDraft({ severity: e.target.value })}>
               <option value="">from what each finds</option>
               {SEVERITIES.map((s) => (
@@ -133,7 +133,7 @@ export function Monitors() {
               ))}
             </select>
           </Field>
-          <Field label="Description">
+          <Field label="Description" error={fieldError(error, 'description')}>
             <textarea rows={2} value={draft.description} onChange={(e) => setDraft({ description: e.target.value })} />
           </Field>
           <label className="check">

@@ -5,7 +5,7 @@ import { useMe } from '../session';
 import { download, Field, PageTitle, toCsv, When } from '../ui/bits';
 import { plural, query } from '../ui/format';
 import { useAction, useDraft, useLoad } from '../ui/load';
-import { ErrorNote, LoadState } from '../ui/problem';
+import { ErrorNote, fieldError, LoadState } from '../ui/problem';
 import { useQueryState } from '../ui/query-state';
 import { DataTable, Pager } from '../ui/table';
 import { type IngestResult, partsOf, sendPart } from '../ui/upload';
@@ -193,10 +193,10 @@ export function Sources() {
           <Upload sources={all.data?.results ?? []} onDone={() => list.reload()} />
           <form className="panel" onSubmit={create} aria-labelledby="new-source">
             <h2 id="new-source">New source</h2>
-            <Field label="Name">
+            <Field label="Name" error={fieldError(error, 'name')}>
               <input required maxLength={200} value={draft.name} onChange={(e) => setDraft({ name: e.target.value })} />
             </Field>
-            <Field label="Kind">
+            <Field label="Kind" error={fieldError(error, 'kind')}>
               <select value={draft.kind} onChange={(e) => setDraft({ kind: e.target.value })}>
                 {KINDS.map((k) => (
                   <option key={k} value={k}>
@@ -205,13 +205,13 @@ export function Sources() {
                 ))}
               </select>
             </Field>
-            <Field label="Breached site" hint="Its domain, if it is one service's data">
+            <Field label="Breached site" error={fieldError(error, 'domain')} hint="Its domain, if it is one service's data">
               <input value={draft.domain} onChange={(e) => setDraft({ domain: e.target.value })} />
             </Field>
-            <Field label="Breach date">
+            <Field label="Breach date" error={fieldError(error, 'breach_date')}>
               <input type="date" value={draft.breach_date} onChange={(e) => setDraft({ breach_date: e.target.value })} />
             </Field>
-            <Field label="Description">
+            <Field label="Description" error={fieldError(error, 'description')}>
               <textarea rows={2} value={draft.description} onChange={(e) => setDraft({ description: e.target.value })} />
             </Field>
             <ErrorNote error={error} action="create a source" />

@@ -6,7 +6,7 @@ import { can, useMe } from '../session';
 import { Badge, Field, PageTitle, When } from '../ui/bits';
 import { query } from '../ui/format';
 import { useAction, useDraft, useLoad } from '../ui/load';
-import { ErrorNote, LoadState } from '../ui/problem';
+import { ErrorNote, fieldError, LoadState } from '../ui/problem';
 import { useQueryState } from '../ui/query-state';
 import { DataTable, Pager } from '../ui/table';
 
@@ -89,15 +89,15 @@ export function Tokens() {
               </label>
             ))}
           </fieldset>
-          <Field label="Name">
+          <Field label="Name" error={fieldError(error, 'name')}>
             <input required maxLength={200} value={draft.name} onChange={(e) => setDraft({ name: e.target.value })} />
           </Field>
           {draft.kind === 'redirect' && (
-            <Field label="Send visitors to" hint="An http or https URL">
+            <Field label="Send visitors to" error={fieldError(error, 'redirect_url')} hint="An http or https URL">
               <input required type="url" value={draft.redirect_url} onChange={(e) => setDraft({ redirect_url: e.target.value })} />
             </Field>
           )}
-          <Field label="Memo" hint="Where it is planted, what it means if it fires">
+          <Field label="Memo" error={fieldError(error, 'memo')} hint="Where it is planted, what it means if it fires">
             <textarea rows={2} value={draft.memo} onChange={(e) => setDraft({ memo: e.target.value })} />
           </Field>
           <ErrorNote error={error} action="create a tracking token" />

@@ -66,15 +66,21 @@ export function PageTitle({ title, children }: { title: string; children?: React
  * A labelled control: the label names it by `for` (a label wrapped around a select would take the
  * chosen option into the control's name), and its hint describes it.
  */
-export function Field({ label, children, hint }: { label: string; children: ReactElement<{ id?: string; 'aria-describedby'?: string }>; hint?: string }) {
+export function Field({ label, children, hint, error }: { label: string; children: ReactElement<{ id?: string; 'aria-describedby'?: string; 'aria-invalid'?: boolean }>; hint?: string; error?: string }) {
   const id = useId();
+  const described = [hint && `${id}-hint`, error && `${id}-error`].filter(Boolean).join(' ');
   return (
-    <div className="field">
+    <div className={error ? 'field invalid' : 'field'}>
       <label htmlFor={id}>{label}</label>
-      {cloneElement(children, { id, 'aria-describedby': hint ? `${id}-hint` : children.props['aria-describedby'] })}
+      {cloneElement(children, { id, 'aria-describedby': described || children.props['aria-describedby'], 'aria-invalid': error ? true : undefined })}
       {hint && (
         <small className="muted" id={`${id}-hint`}>
           {hint}
+        </small>
+      )}
+      {error && (
+        <small className="field-error" id={`${id}-error`}>
+          {error}
         </small>
       )}
     </div>

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { ApiError } from '../api/client';
+import { ApiError, onReach } from '../api/client';
 
 export interface Loaded<T> {
   data: T | undefined;
@@ -25,6 +25,8 @@ export function useLoad<T>(load: () => Promise<T>, key: unknown[]): Loaded<T> {
     );
   }, [...key, round]);
   const reload = useCallback(() => setRound((r) => r + 1), []);
+  // The server back after an outage: what the page shows is read again.
+  useEffect(() => onReach((reach) => reach === 'up' && reload()), [reload]);
   return { ...state, reload };
 }
 

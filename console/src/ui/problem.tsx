@@ -41,3 +41,13 @@ export function LoadState({ loading, error, what }: { loading: boolean; error: u
   if (loading) return <p className="muted" aria-live="polite">Loading {what}…</p>;
   return null;
 }
+
+/**
+ * What the API said about one field of a refused form (problem+json `errors`), to show beside it:
+ * the field itself or any part of it (`terms` takes `terms.2`).
+ */
+export function fieldError(error: unknown, field: string): string | undefined {
+  if (!isApiError(error) || !error.problem.errors) return undefined;
+  const mine = error.problem.errors.filter((e) => e.field === field || e.field.startsWith(`${field}.`) || e.field.startsWith(`${field}[`));
+  return mine.length ? mine.map((e) => (e.field === field ? e.message : `${e.field.slice(field.length + 1)}: ${e.message}`)).join('; ') : undefined;
+}
