@@ -27,9 +27,17 @@ export default tseslint.config(
     },
   },
   {
-    // The console runs in the browser.
+    // The console runs in the browser, and draws leak data written by strangers: as text only.
     files: ['console/**/*.{ts,tsx}'],
     languageOptions: { globals: { ...globals.browser } },
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        { selector: "JSXAttribute[name.name='dangerouslySetInnerHTML']", message: 'Render values as text: React escapes them; HTML from data is an XSS.' },
+        { selector: "AssignmentExpression[left.property.name=/^(innerHTML|outerHTML)$/]", message: 'Set textContent, never HTML.' },
+        { selector: "CallExpression[callee.property.name=/^(insertAdjacentHTML|write|writeln)$/]", message: 'Never write HTML from data.' },
+      ],
+    },
   },
   {
     files: ['src/**/*.ts'],

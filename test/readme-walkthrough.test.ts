@@ -131,6 +131,7 @@ describe("the README's walk-through, pasted into a shell", () => {
     // What the receivers print, as the README shows it.
     expect(run.out).toContain('verified incident.created Pushed');
     expect(run.out).toMatch(/^verified ping [0-9a-f-]{36}$/m);
-    expect(run.out).toContain('mail: [threatmon] New alert: Our domains | Open in threatmon:');
+    // The link opens the alert's page in the console.
+    expect(run.out).toMatch(/mail: \[threatmon\] New alert: Our domains \| Open in threatmon: http:\/\/127\.0\.0\.1:\d+\/alerts\/[0-9a-f-]{36}\//);
   }, 300_000);
 });

@@ -123,6 +123,8 @@ export class ConsoleHarness {
       else await page.goto(`${this.base}${pagePath}`);
       await ready(page);
       await this.accessible(page, `${name} (${size})`);
+      // Nothing wider than the screen: only a wide table scrolls, inside its own box.
+      expect(await page.evaluate(() => document.documentElement.scrollWidth), `${name} (${size}) is wider than the screen`).toBeLessThanOrEqual(SIZES[size].width);
       await this.shoot(page, name);
       expect(problems, `${name} (${size})`).toEqual([]);
       await context.close();
