@@ -2,7 +2,7 @@ import { createColumnHelper } from '@tanstack/react-table';
 import { type FormEvent, useEffect, useState } from 'react';
 import { api, type Item, must } from '../api/client';
 import { can, type Me, useMe } from '../session';
-import { Card, Field, PageTitle, When } from '../ui/bits';
+import { Card, Choice, Field, PageTitle, When } from '../ui/bits';
 import { query } from '../ui/format';
 import { useAction, useDraft, useLoad } from '../ui/load';
 import { ErrorNote, fieldError, LoadState } from '../ui/problem';
@@ -139,13 +139,7 @@ function Organization({ me }: { me: Me }) {
             </button>
           </form>
           {can(me, 'owner') ? (
-            <Field label="Plan">
-              <select value={org.data.plan} onChange={(e) => void patch({ plan: e.target.value as (typeof PLANS)[number] })}>
-                {PLANS.map((p) => (
-                  <option key={p}>{p}</option>
-                ))}
-              </select>
-            </Field>
+            <Choice label="Plan" value={org.data.plan} onChange={(v) => void patch({ plan: v as (typeof PLANS)[number] })} options={[...PLANS]} />
           ) : (
             <p className="muted">Only an owner changes the plan.</p>
           )}

@@ -3,7 +3,7 @@ import { type KeyboardEvent, useState } from 'react';
 import { Link, useLocation } from 'wouter';
 import { api, type Item, must } from '../api/client';
 import { can, useMe } from '../session';
-import { Badge, Field, PageTitle, When } from '../ui/bits';
+import { Badge, Choice, Field, PageTitle, When } from '../ui/bits';
 import { plural, query, SEVERITIES } from '../ui/format';
 import { useAction, useLoad } from '../ui/load';
 import { ErrorNote, LoadState } from '../ui/problem';
@@ -95,15 +95,7 @@ export function Alerts() {
             ))}
           </select>
         </Field>
-        <Field label="Severity">
-          <select value={filters.severity} onChange={(e) => setFilters({ severity: e.target.value })}>
-            <option value="">any</option>
-            <option value="critical,high">critical or high</option>
-            {SEVERITIES.map((s) => (
-              <option key={s}>{s}</option>
-            ))}
-          </select>
-        </Field>
+        <Choice label="Severity" value={filters.severity} onChange={(v) => setFilters({ severity: v })} any="any" options={[['critical,high', 'critical or high'], ...SEVERITIES]} />
         <Field label="Monitor">
           <select value={filters.monitor} onChange={(e) => setFilters({ monitor: e.target.value })}>
             <option value="">any</option>
@@ -120,13 +112,7 @@ export function Alerts() {
         <Field label="Raised before">
           <input type="date" value={filters.created_before} onChange={(e) => setFilters({ created_before: e.target.value })} />
         </Field>
-        <Field label="Order">
-          <select value={filters.ordering} onChange={(e) => setFilters({ ordering: e.target.value })}>
-            <option value="">newest first</option>
-            <option value="created_at">oldest first</option>
-            <option value="-updated_at">recently changed</option>
-          </select>
-        </Field>
+        <Choice label="Order" value={filters.ordering} onChange={(v) => setFilters({ ordering: v })} any="newest first" options={[['created_at', 'oldest first'], ['-updated_at', 'recently changed']]} />
       </form>
       {writer && (
         <div className="toolbar" role="toolbar" aria-label="Triage the selected alerts">

@@ -3,7 +3,7 @@ import { type FormEvent, useState } from 'react';
 import { Link, useLocation } from 'wouter';
 import { api, type Item, must } from '../api/client';
 import { can, useMe } from '../session';
-import { Badge, download, Field, PageTitle, When } from '../ui/bits';
+import { Badge, download, Choice, Field, PageTitle, When } from '../ui/bits';
 import { plural, SEVERITIES } from '../ui/format';
 import { useAction, useDraft, useLoad } from '../ui/load';
 import { ErrorNote, fieldError, LoadState } from '../ui/problem';
@@ -138,20 +138,8 @@ export function IncidentDetail({ id }: { id: string }) {
             <div className="toolbar">
               {writer && (
                 <>
-                  <Field label="Change status">
-                    <select value={i.status} onChange={(e) => void patch({ status: e.target.value as Incident['status'] })} disabled={busy}>
-                      {INCIDENT_STATUSES.map((s) => (
-                        <option key={s}>{s}</option>
-                      ))}
-                    </select>
-                  </Field>
-                  <Field label="Change severity">
-                    <select value={i.severity} onChange={(e) => void patch({ severity: e.target.value as Incident['severity'] })} disabled={busy}>
-                      {SEVERITIES.map((s) => (
-                        <option key={s}>{s}</option>
-                      ))}
-                    </select>
-                  </Field>
+                  <Choice label="Change status" value={i.status} onChange={(v) => void patch({ status: v as Incident['status'] })} disabled={busy} options={INCIDENT_STATUSES} />
+                  <Choice label="Change severity" value={i.severity} onChange={(v) => void patch({ severity: v as Incident['severity'] })} disabled={busy} options={SEVERITIES} />
                 </>
               )}
               <button type="button" onClick={() => void exportStix()}>
@@ -185,13 +173,7 @@ export function IncidentDetail({ id }: { id: string }) {
               <>
                 <form className="panel" onSubmit={addOne} aria-labelledby="add-ioc">
                   <h3 id="add-ioc">Add an IOC</h3>
-                  <Field label="Type">
-                    <select value={one.type} onChange={(e) => setOne({ type: e.target.value })}>
-                      {IOC_TYPES.map((t) => (
-                        <option key={t}>{t}</option>
-                      ))}
-                    </select>
-                  </Field>
+                  <Choice label="Type" value={one.type} onChange={(v) => setOne({ type: v })} options={IOC_TYPES} />
                   <Field label="Value" error={fieldError(error, 'value')} hint="Defanged forms (hxxp, [.]) are accepted">
                     <input required value={one.value} onChange={(e) => setOne({ value: e.target.value })} />
                   </Field>
@@ -204,14 +186,7 @@ export function IncidentDetail({ id }: { id: string }) {
                 </form>
                 <form className="panel" onSubmit={addMany} aria-labelledby="paste-iocs">
                   <h3 id="paste-iocs">Paste a list</h3>
-                  <Field label="Type of every line">
-                    <select value={paste.type} onChange={(e) => setPaste({ type: e.target.value })}>
-                      <option value="per-line">given on each line: type,value</option>
-                      {IOC_TYPES.map((t) => (
-                        <option key={t}>{t}</option>
-                      ))}
-                    </select>
-                  </Field>
+                  <Choice label="Type of every line" value={paste.type} onChange={(v) => setPaste({ type: v })} options={[['per-line', 'given on each line: type,value'], ...IOC_TYPES]} />
                   <Field label="IOCs, one per line">
                     <textarea rows={6} value={paste.text} onChange={(e) => setPaste({ text: e.target.value })} aria-describedby="paste-errors" />
                   </Field>

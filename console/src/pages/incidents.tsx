@@ -3,7 +3,7 @@ import type { FormEvent } from 'react';
 import { Link, useLocation } from 'wouter';
 import { api, type Item, must } from '../api/client';
 import { can, useMe } from '../session';
-import { Badge, Field, PageTitle, When } from '../ui/bits';
+import { Badge, Choice, Field, PageTitle, When } from '../ui/bits';
 import { query, SEVERITIES } from '../ui/format';
 import { useAction, useDraft, useLoad } from '../ui/load';
 import { ErrorNote, fieldError, LoadState } from '../ui/problem';
@@ -55,48 +55,14 @@ export function Incidents() {
     <>
       <PageTitle title="Incidents" />
       <form className="filters" aria-label="Filter incidents" onSubmit={(e) => e.preventDefault()}>
-        <Field label="Status">
-          <select value={filters.status} onChange={(e) => setFilters({ status: e.target.value })}>
-            <option value="">any</option>
-            <option value="open,investigating,contained">not resolved</option>
-            {INCIDENT_STATUSES.map((s) => (
-              <option key={s}>{s}</option>
-            ))}
-          </select>
-        </Field>
-        <Field label="Severity">
-          <select value={filters.severity} onChange={(e) => setFilters({ severity: e.target.value })}>
-            <option value="">any</option>
-            {SEVERITIES.map((s) => (
-              <option key={s}>{s}</option>
-            ))}
-          </select>
-        </Field>
-        <Field label="TLP">
-          <select value={filters.tlp} onChange={(e) => setFilters({ tlp: e.target.value })}>
-            <option value="">any</option>
-            {TLPS.map((s) => (
-              <option key={s}>{s}</option>
-            ))}
-          </select>
-        </Field>
-        <Field label="Assignee">
-          <select value={filters.assignee} onChange={(e) => setFilters({ assignee: e.target.value })}>
-            <option value="">anyone</option>
-            <option value="me">me</option>
-            <option value="none">nobody</option>
-          </select>
-        </Field>
+        <Choice label="Status" value={filters.status} onChange={(v) => setFilters({ status: v })} any="any" options={[['open,investigating,contained', 'not resolved'], ...INCIDENT_STATUSES]} />
+        <Choice label="Severity" value={filters.severity} onChange={(v) => setFilters({ severity: v })} any="any" options={SEVERITIES} />
+        <Choice label="TLP" value={filters.tlp} onChange={(v) => setFilters({ tlp: v })} any="any" options={TLPS} />
+        <Choice label="Assignee" value={filters.assignee} onChange={(v) => setFilters({ assignee: v })} any="anyone" options={[['me', 'me'], ['none', 'nobody']]} />
         <Field label="Title or description">
           <input type="search" value={filters.search} onChange={(e) => setFilters({ search: e.target.value })} />
         </Field>
-        <Field label="Order">
-          <select value={filters.ordering} onChange={(e) => setFilters({ ordering: e.target.value })}>
-            <option value="">newest first</option>
-            <option value="-updated_at">recently changed</option>
-            <option value="-severity">most severe</option>
-          </select>
-        </Field>
+        <Choice label="Order" value={filters.ordering} onChange={(v) => setFilters({ ordering: v })} any="newest first" options={[['-updated_at', 'recently changed'], ['-severity', 'most severe']]} />
       </form>
       <LoadState loading={list.loading && !list.data} error={list.error} what="incidents" />
       {list.data && (

@@ -2,7 +2,7 @@ import { createColumnHelper } from '@tanstack/react-table';
 import { type FormEvent, useState } from 'react';
 import { api, type Item, must, type Ok } from '../api/client';
 import { can, useMe } from '../session';
-import { Badge, Card, download, Field, PageTitle, toCsv, When } from '../ui/bits';
+import { Badge, Card, download, Choice, Field, PageTitle, toCsv, When } from '../ui/bits';
 import { Chart } from '../ui/chart';
 import { query, SEVERITIES, SEVERITY_COLOURS } from '../ui/format';
 import { useAction, useLoad } from '../ui/load';
@@ -93,15 +93,7 @@ export function LeakSearch() {
         <label className="check">
           <input type="checkbox" checked={form.exact_domain === 'true'} onChange={(e) => setForm({ ...form, exact_domain: e.target.checked ? 'true' : '' })} /> this domain only, no subdomains
         </label>
-        <Field label="Severity">
-          <select value={form.severity} onChange={(e) => setForm({ ...form, severity: e.target.value })}>
-            <option value="">any</option>
-            <option value="critical,high">critical or high</option>
-            {SEVERITIES.map((s) => (
-              <option key={s}>{s}</option>
-            ))}
-          </select>
-        </Field>
+        <Choice label="Severity" value={form.severity} onChange={(v) => setForm({ ...form, severity: v })} any="any" options={[['critical,high', 'critical or high'], ...SEVERITIES]} />
         <Field label="Source">
           <select value={form.source} onChange={(e) => setForm({ ...form, source: e.target.value })}>
             <option value="">any</option>
@@ -112,22 +104,10 @@ export function LeakSearch() {
             ))}
           </select>
         </Field>
-        <Field label="Password">
-          <select value={form.has_password} onChange={(e) => setForm({ ...form, has_password: e.target.value })}>
-            <option value="">either</option>
-            <option value="true">with a password</option>
-            <option value="false">without</option>
-          </select>
-        </Field>
+        <Choice label="Password" value={form.has_password} onChange={(v) => setForm({ ...form, has_password: v })} any="either" options={[['true', 'with a password'], ['false', 'without']]} />
         {text('leaked_after', 'Leaked after', undefined, 'date')}
         {text('leaked_before', 'Leaked before', undefined, 'date')}
-        <Field label="Order">
-          <select value={form.ordering} onChange={(e) => setForm({ ...form, ordering: e.target.value })}>
-            <option value="">newest added</option>
-            <option value="-leaked_at">newest leaked</option>
-            <option value="leaked_at">oldest leaked</option>
-          </select>
-        </Field>
+        <Choice label="Order" value={form.ordering} onChange={(v) => setForm({ ...form, ordering: v })} any="newest added" options={[['-leaked_at', 'newest leaked'], ['leaked_at', 'oldest leaked']]} />
         <button type="submit" className="primary">
           Search
         </button>

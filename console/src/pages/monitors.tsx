@@ -3,7 +3,7 @@ import type { FormEvent } from 'react';
 import { Link, useLocation } from 'wouter';
 import { api, type Item, must } from '../api/client';
 import { can, useMe } from '../session';
-import { Badge, Field, PageTitle, When } from '../ui/bits';
+import { Badge, Choice, Field, PageTitle, When } from '../ui/bits';
 import { query, SEVERITIES } from '../ui/format';
 import { useAction, useDraft, useLoad } from '../ui/load';
 import { ErrorNote, fieldError, LoadState } from '../ui/problem';
@@ -82,21 +82,8 @@ export function Monitors() {
     <>
       <PageTitle title="Monitors" />
       <form className="filters" aria-label="Filter monitors" onSubmit={(e) => e.preventDefault()}>
-        <Field label="Type">
-          <select value={filters.type} onChange={(e) => setFilters({ type: e.target.value })}>
-            <option value="">any</option>
-            {MONITOR_TYPES.map((t) => (
-              <option key={t}>{t}</option>
-            ))}
-          </select>
-        </Field>
-        <Field label="Status">
-          <select value={filters.status} onChange={(e) => setFilters({ status: e.target.value })}>
-            <option value="">any</option>
-            <option>active</option>
-            <option>paused</option>
-          </select>
-        </Field>
+        <Choice label="Type" value={filters.type} onChange={(v) => setFilters({ type: v })} any="any" options={MONITOR_TYPES} />
+        <Choice label="Status" value={filters.status} onChange={(v) => setFilters({ status: v })} any="any" options={['active', 'paused']} />
         <Field label="Name or term">
           <input type="search" value={filters.search} onChange={(e) => setFilters({ search: e.target.value })} />
         </Field>

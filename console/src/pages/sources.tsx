@@ -2,7 +2,7 @@ import { createColumnHelper } from '@tanstack/react-table';
 import { type FormEvent, useState } from 'react';
 import { api, type Item, must } from '../api/client';
 import { useMe } from '../session';
-import { download, Field, PageTitle, toCsv, When } from '../ui/bits';
+import { download, Choice, Field, PageTitle, toCsv, When } from '../ui/bits';
 import { plural, query } from '../ui/format';
 import { useAction, useDraft, useLoad } from '../ui/load';
 import { ErrorNote, fieldError, LoadState } from '../ui/problem';
@@ -85,13 +85,7 @@ function Upload({ sources, onDone }: { sources: Source[]; onDone: () => void }) 
       <Field label="File">
         <input type="file" required accept=".txt,.lst,.csv,.json,.ndjson,.jsonl,.gz,.zip" onChange={(e) => setFile(e.target.files?.[0] ?? null)} />
       </Field>
-      <Field label="Text lines are">
-        <select value={format} onChange={(e) => setFormat(e.target.value)}>
-          <option value="">told from the lines</option>
-          <option value="combo">a combolist (login:password)</option>
-          <option value="stealer">stealer-log lines (url:login:password)</option>
-        </select>
-      </Field>
+      <Choice label="Text lines are" value={format} onChange={(v) => setFormat(v)} any="told from the lines" options={[['combo', 'a combolist (login:password)'], ['stealer', 'stealer-log lines (url:login:password)']]} />
       <button type="submit" className="primary" disabled={busy || !file || !source}>
         {busy ? 'Uploading…' : 'Upload'}
       </button>

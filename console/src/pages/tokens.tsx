@@ -3,7 +3,7 @@ import type { FormEvent } from 'react';
 import { Link, useLocation } from 'wouter';
 import { api, type Item, must } from '../api/client';
 import { can, useMe } from '../session';
-import { Badge, Field, PageTitle, When } from '../ui/bits';
+import { Badge, Choice, Field, PageTitle, When } from '../ui/bits';
 import { query } from '../ui/format';
 import { useAction, useDraft, useLoad } from '../ui/load';
 import { ErrorNote, fieldError, LoadState } from '../ui/problem';
@@ -60,13 +60,7 @@ export function Tokens() {
             ))}
           </select>
         </Field>
-        <Field label="Status">
-          <select value={filters.status} onChange={(e) => setFilters({ status: e.target.value })}>
-            <option value="">any</option>
-            <option>active</option>
-            <option>disabled</option>
-          </select>
-        </Field>
+        <Choice label="Status" value={filters.status} onChange={(v) => setFilters({ status: v })} any="any" options={['active', 'disabled']} />
         <Field label="Name or memo">
           <input type="search" value={filters.search} onChange={(e) => setFilters({ search: e.target.value })} />
         </Field>

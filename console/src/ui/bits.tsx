@@ -122,3 +122,25 @@ export function toCsv(header: string[], rows: Array<Array<string | number | bool
   };
   return [header, ...rows].map((r) => r.map(cell).join(',')).join('\r\n') + '\r\n';
 }
+
+/** An option of a Choice: its value (shown with spaces for underscores), or [value, text]. */
+export type Option = string | readonly [value: string, text: string];
+
+/** A labelled select: `any` adds a first, empty option (a filter's "no filter"). */
+export function Choice({ label, value, onChange, options, any, error, hint, disabled }: { label: string; value: string; onChange: (value: string) => void; options: readonly Option[]; any?: string; error?: string; hint?: string; disabled?: boolean }) {
+  return (
+    <Field label={label} error={error} hint={hint}>
+      <select value={value} onChange={(e) => onChange(e.target.value)} disabled={disabled}>
+        {any !== undefined && <option value="">{any}</option>}
+        {options.map((o) => {
+          const [v, text] = typeof o === 'string' ? [o, o.replace(/_/g, ' ')] : o;
+          return (
+            <option key={v} value={v}>
+              {text}
+            </option>
+          );
+        })}
+      </select>
+    </Field>
+  );
+}
