@@ -109,5 +109,16 @@ describe.skipIf(!hasChromium)('console: the session and the overview', () => {
       await page.getByText('is healthy').waitFor();
     });
     await h.survey(null, '/sign-in/', 'sign-in', async (page) => page.getByRole('button', { name: 'Sign in' }).waitFor());
+    await h.survey(h.seeded.team.members.viewer.username, '/account/', 'account', async (page) => page.getByRole('button', { name: 'Change password' }).waitFor());
+  });
+
+  it('goes back only to a page of its own after signing in (no open redirect)', async () => {
+    const { page, context } = await h.page();
+    await page.goto(`${h.base}/sign-in/?next=${encodeURIComponent('//evil.example/phish')}`);
+    await page.getByLabel('Username').fill(h.seeded.team.members.viewer.username);
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(`${h.base}/`);
+    await context.close();
   });
 });

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PAGES } from '../../console/src/pages.js';
 import { CONSOLE_CSP, CONSOLE_DIR, CONSOLE_PAGES } from '../../src/http/console.js';
 import { buildTestApp, type TestApp } from '../helpers/build-app.js';
 
@@ -11,6 +12,10 @@ describe.skipIf(!fs.existsSync(`${CONSOLE_DIR}index.html`))('the console, as ser
     t = await buildTestApp();
   });
   afterAll(() => t.close());
+
+  it('serves every page the console routes, and only those', () => {
+    expect(Object.values(PAGES).sort()).toEqual([...CONSOLE_PAGES].sort());
+  });
 
   it('answers its index page at each of its paths, never cached, under a CSP without inline or eval scripts', async () => {
     const index = fs.readFileSync(`${CONSOLE_DIR}index.html`, 'utf8');
