@@ -12,7 +12,7 @@ const INTO_A_MODULE_FROM_OUTSIDE = '(^|/)modules/[^/]+/(?!index\\.js$)[^/]+$';
 const wall = (regex, message) => ['error', { patterns: [{ regex, message }] }];
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'data/', 'coverage/', 'test/generated-client/', 'console/src/api/schema.d.ts'] },
+  { ignores: ['dist/', 'node_modules/', 'data/', 'coverage/', 'test/generated-client/', 'console/src/api/schema.d.ts', 'src/domain/stix-pattern/generated/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

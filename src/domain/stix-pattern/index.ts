@@ -1,0 +1,132 @@
+import { BaseErrorListener, CharStream, CommonTokenStream, type ParseTree, type RecognitionException, type Recognizer, type Token, type ATNSimulator } from 'antlr4ng';
+import { STIXPatternLexer } from './generated/STIXPatternLexer.js';
+import {
+  type ObjectPathContext,
+  ObservationExpressionRepeatedContext,
+  ObservationExpressionSimpleContext,
+  ObservationExpressionStartStopContext,
+  ObservationExpressionWithinContext,
+  type PatternContext,
+  type PrimitiveLiteralContext,
+  PropTestContext,
+  PropTestEqualContext,
+  PropTestParenContext,
+  PropTestSetContext,
+  STIXPatternParser,
+} from './generated/STIXPatternParser.js';
+
+/** One comparison of a pattern: `<object path> <operator> <value>`, the value as text. */
+export interface Comparison {
+  /** `type:property[.key...]`, quotes around keys removed: `file:hashes.SHA-256`. */
+  path: string;
+  operator: string;
+  negated: boolean;
+  values: string[];
+}
+
+/** The indicator types a single comparison reduces to. */
+export type IndicatorType = 'ipv4' | 'ipv6' | 'cidr' | 'domain' | 'url' | 'email' | 'md5' | 'sha1' | 'sha256';
+
+export type ReducedPattern =
+  /** One comparison of an observable's value with one literal: the indicator it names. */
+  | { kind: 'single'; type: IndicatorType; value: string; comparison: Comparison }
+  /** A valid pattern that is more than one comparison (or one this cannot type): kept whole. */
+  | { kind: 'compound'; comparisons: Comparison[]; observations: number; qualified: boolean }
+  /** Not a STIX pattern: what the parser said, never an exception. */
+  | { kind: 'invalid'; errors: string[] };
+
+/** At most this many characters of a pattern are parsed (a bigger one is refused, not read). */
+export const MAX_PATTERN_LENGTH = 64 * 1024;
+
+const VALUE_TYPES: Record<string, IndicatorType> = {
+  'ipv4-addr:value': 'ipv4',
+  'ipv6-addr:value': 'ipv6',
+  'domain-name:value': 'domain',
+  'url:value': 'url',
+  'email-addr:value': 'email',
+  'file:hashes.MD5': 'md5',
+  'file:hashes.SHA-1': 'sha1',
+  'file:hashes.SHA1': 'sha1',
+  'file:hashes.SHA-256': 'sha256',
+  'file:hashes.SHA256': 'sha256',
+};
+
+/** Collects syntax errors instead of printing them. */
+class Collect extends BaseErrorListener {
+  readonly errors: string[] = [];
+  override syntaxError<S extends Token, T extends ATNSimulator>(_r: Recognizer<T>, _s: S | null, line: number, column: number, message: string, _e: RecognitionException | null): void {
+    if (this.errors.length < 10) this.errors.push(`${line}:${column} ${message}`);
+  }
+}
+
+/** A pattern's parse tree, by the parser generated from STIXPattern.g4, or its syntax errors. */
+export function parsePattern(text: string): { tree: PatternContext; errors: [] } | { tree: null; errors: string[] } {
+  if (text.length > MAX_PATTERN_LENGTH) return { tree: null, errors: [`longer than ${MAX_PATTERN_LENGTH} characters`] };
+  const errors = new Collect();
+  const lexer = new STIXPatternLexer(CharStream.fromString(text));
+  lexer.removeErrorListeners();
+  lexer.addErrorListener(errors);
+  const parser = new STIXPatternParser(new CommonTokenStream(lexer));
+  parser.removeErrorListeners();
+  parser.addErrorListener(errors);
+  const tree = parser.pattern();
+  return errors.errors.length ? { tree: null, errors: errors.errors } : { tree, errors: [] };
+}
+
+/** A string literal's text: quotes off, `\'` and `\\` unescaped. */
+function unquote(literal: string): string {
+  return literal.startsWith("'") ? literal.slice(1, -1).replace(/\\(['\\])/g, '$1') : literal;
+}
+
+function pathOf(ctx: ObjectPathContext): string {
+  const steps = ctx.objectPathComponent()?.getText() ?? '';
+  // Quoted keys are the same keys: hashes.'SHA-256' is hashes.SHA-256.
+  return `${ctx.objectType().getText()}:${unquote(ctx.firstPathComponent().getText())}${steps.replace(/'((?:[^'\\]|\\.)*)'/g, (_m, key: string) => key.replace(/\\(['\\])/g, '$1'))}`;
+}
+
+const literalOf = (ctx: PrimitiveLiteralContext) => unquote(ctx.getText());
+
+function comparisonOf(test: PropTestContext): Comparison | null {
+  if (test instanceof PropTestEqualContext) {
+    return { path: pathOf(test.objectPath()), operator: test.EQ() ? '=' : '!=', negated: Boolean(test.NOT()), values: [literalOf(test.primitiveLiteral())] };
+  }
+  if (test instanceof PropTestSetContext) {
+    return { path: pathOf(test.objectPath()), operator: 'IN', negated: Boolean(test.NOT()), values: test.setLiteral().primitiveLiteral().map(literalOf) };
+  }
+  const path = (test as { objectPath?: () => ObjectPathContext }).objectPath?.();
+  if (!path) return null;
+  // ORDER, LIKE, MATCHES, ISSUBSET, ISSUPERSET, EXISTS: kept as their text.
+  const [, operator = '', ...rest] = test.children.map((c) => c.getText());
+  return { path: pathOf(path), operator: test.children[0] === path ? operator : test.children[0]!.getText(), negated: false, values: rest.map(unquote) };
+}
+
+/** Every comparison and observation of the tree, in order. */
+function walk(node: ParseTree, found: { comparisons: Comparison[]; observations: number; qualified: boolean }) {
+  if (node instanceof ObservationExpressionSimpleContext) found.observations++;
+  if (node instanceof ObservationExpressionStartStopContext || node instanceof ObservationExpressionWithinContext || node instanceof ObservationExpressionRepeatedContext) found.qualified = true;
+  if (node instanceof PropTestContext && !(node instanceof PropTestParenContext)) {
+    const c = comparisonOf(node);
+    if (c) found.comparisons.push(c);
+    return;
+  }
+  for (let i = 0; i < node.getChildCount(); i++) walk(node.getChild(i)!, found);
+}
+
+/**
+ * What a pattern says as an indicator: one observable compared with one value (`[ipv4-addr:value =
+ * '198.51.100.7']`) is that indicator, typed (an address with a prefix length is a CIDR); anything
+ * more is kept whole with its comparisons; text that is no pattern is `invalid`, never a throw.
+ */
+export function reducePattern(text: string): ReducedPattern {
+  const parsed = parsePattern(text);
+  if (!parsed.tree) return { kind: 'invalid', errors: parsed.errors };
+  const found = { comparisons: [] as Comparison[], observations: 0, qualified: false };
+  walk(parsed.tree, found);
+  const [only] = found.comparisons;
+  if (found.comparisons.length === 1 && found.observations === 1 && !found.qualified && only && only.operator === '=' && !only.negated && only.values.length === 1) {
+    const type = VALUE_TYPES[only.path];
+    const value = only.values[0]!;
+    if (type) return { kind: 'single', type: (type === 'ipv4' || type === 'ipv6') && value.includes('/') ? 'cidr' : type, value, comparison: only };
+  }
+  return { kind: 'compound', ...found };
+}
