@@ -16,6 +16,7 @@ import { docs, favicon } from './http/docs.js';
 import { serviceRoutes } from './http/service.js';
 import { type AuditLog, createAuditModule } from './modules/audit/index.js';
 import { createEventsModule, type Outbox } from './modules/events/index.js';
+import { createFeedsModule, type FeedsService } from './modules/feeds/index.js';
 import { type AppHookRegistry, createHooks } from './modules/hooks.js';
 import { type AuthService, createIdentityModule, type PasswordPolicy, principalOf, type TokenService, type UsersService } from './modules/identity/index.js';
 import { createHibpModule } from './modules/hibp/index.js';
@@ -47,6 +48,7 @@ export interface Services {
   webhooks: WebhooksService;
   taxii: TaxiiService;
   notifications: NotificationsService;
+  feeds: FeedsService;
   /** Domain events, written in the transaction of their change (the webhooks' outbox). */
   outbox: Outbox;
   /** The seams between modules (see modules/hooks.ts). */
@@ -71,6 +73,7 @@ export function createModules(deps: AppDeps, options: { scans?: ScanOptions; bul
   const trackingTokens = createTrackingTokensModule({ database, clock, newId, counters, config, audit: audit.log, hooks, outbox: events.outbox, users: identity.users });
   const hibp = createHibpModule({ config, counters, metrics, keys: identity.keys, leaks: leaks.service, monitoring: monitoring.service });
   const notifications = createNotificationsModule({ database, clock, newId, config, metrics, audit: audit.log, hooks });
+  const feeds = createFeedsModule({ database, clock, newId, config, audit: audit.log });
   const taxii = createTaxiiModule({ database, clock, hooks, orgs: organizations.service, authenticate: identity.authenticateWithBasic, bodyLimit: BODY_LIMIT });
   const services: Services = {
     audit: audit.log,
@@ -86,11 +89,12 @@ export function createModules(deps: AppDeps, options: { scans?: ScanOptions; bul
     webhooks: webhooks.service,
     taxii: taxii.service,
     notifications: notifications.service,
+    feeds: feeds.service,
     outbox: events.outbox,
     hooks,
   };
   // Every module, in the order their routes register: each list below is gathered from all of them.
-  const parts: readonly ModuleParts[] = [identity, organizations, audit, incidents, leaks, monitoring, trackingTokens, webhooks, notifications, hibp, taxii, events];
+  const parts: readonly ModuleParts[] = [identity, organizations, audit, incidents, leaks, monitoring, trackingTokens, webhooks, notifications, feeds, hibp, taxii, events];
   return {
     services,
     jobs: parts.flatMap((m) => m.jobs ?? []),

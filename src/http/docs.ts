@@ -111,6 +111,8 @@ export const docs = fp(
           { name: 'tracking-tokens', description: 'Canaries: tokens planted where only a leak would reach, each exposure recorded' },
           { name: 'webhooks', description: 'Webhooks: events pushed to your endpoints, signed (Standard Webhooks)' },
           { name: 'notifications', description: 'Notification channels: e-mail, Slack, Teams, Mattermost and Discord, with digests instead of drops' },
+          { name: 'feeds', description: 'Intelligence in: STIX 2.1 bundles and indicator lists pulled on a schedule' },
+          { name: 'indicators', description: 'The indicators feeds bring, deduplicated by type and value' },
           { name: 'hibp', description: 'Have I Been Pwned v3 API over this corpus, at its own paths (/hibp/api/v3, /hibp/pwnedpasswords) for its clients' },
           { name: 'taxii', description: 'TAXII 2.1 (read-only): the indicators and exposures collections of your organization, for the tools that pull intelligence' },
           { name: 'service', description: 'Health and metrics' },

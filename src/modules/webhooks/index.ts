@@ -12,6 +12,7 @@ export { WebhooksService };
 // Notifications post to chat services as webhooks do: the same guarded sender and destination check.
 export { send } from './webhooks.sender.js';
 export { destinationUrl } from './webhooks.ssrf.js';
+export { type Fetched, FetchRefused, fetchGuarded } from './webhooks.fetch.js';
 
 /**
  * Webhooks: each event recorded in the outbox (events.recorded) queues a message per subscribed

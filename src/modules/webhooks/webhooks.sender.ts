@@ -24,7 +24,7 @@ export interface SendResult {
  * checked.
  */
 const agents = new Map<string, http.Agent>();
-function agentFor(protocol: string, allowPrivate: boolean): http.Agent {
+export function agentFor(protocol: string, allowPrivate: boolean): http.Agent {
   const key = `${protocol}${allowPrivate}`;
   let agent = agents.get(key);
   if (!agent) {

@@ -1,0 +1,173 @@
+import type { Kysely } from 'kysely';
+import type { ListParams, ListResult } from '../../db/listing.js';
+import type { DB } from '../../db/schema.js';
+import type { AppDeps } from '../../deps.js';
+import { notFound, validation } from '../../errors.js';
+import { type AuditLog, diff } from '../audit/index.js';
+import type { Principal } from '../identity/index.js';
+import { destinationUrl } from '../webhooks/index.js';
+import { feedListing, indicatorListing } from './feeds.lists.js';
+import { type FeedRow, type IndicatorRow, maskAuth, presentFeed, presentIndicator } from './feeds.presenters.js';
+import { FeedPuller } from './feeds.pull.js';
+import type { FeedsRepository } from './feeds.repository.js';
+import { DEFAULT_INTERVAL, type FeedCreate, type FeedOut, type FeedPatch, type IndicatorOut, type IndicatorPatch } from './feeds.schemas.js';
+
+type Ctx = { p: Principal; ip: string };
+
+/**
+ * Feeds of an organization (here), pulled in the background (`puller`: feeds.pull.ts), and the
+ * indicators they bring: listed and searched, read-only but for a false-positive flag and a note.
+ */
+export class FeedsService {
+  readonly puller: FeedPuller;
+
+  constructor(
+    private readonly deps: Pick<AppDeps, 'database' | 'clock' | 'newId' | 'config'>,
+    private readonly repo: FeedsRepository,
+    private readonly audit: AuditLog,
+  ) {
+    this.puller = new FeedPuller(deps, repo);
+  }
+
+  private get db() {
+    return this.deps.database.db;
+  }
+
+  private now() {
+    return this.deps.clock().toISOString();
+  }
+
+  /** A kind's own fields given to another kind are refused (400), not ignored. */
+  private checkOptions(kind: string, options: { column?: unknown; type?: unknown; collections?: unknown }) {
+    const own: Record<string, string> = { column: 'csv', type: 'csv', collections: 'taxii2' };
+    const wrong = (['column', 'type', 'collections'] as const).filter((f) => options[f] !== undefined && options[f] !== null && own[f] !== kind);
+    if (wrong.length) throw validation(wrong.map((field) => ({ field, message: `is for ${own[field]} feeds only` })));
+  }
+
+  list(p: Principal, params: ListParams): Promise<ListResult<FeedOut>> {
+    const qb = feedListing.filter(this.repo.selectFeeds(this.db, p.organization.id), params, { dialect: this.deps.database.dialect });
+    return feedListing.page(qb, params, (r: FeedRow) => presentFeed(r));
+  }
+
+  async get(p: Principal, id: string, db: Kysely<DB> = this.db): Promise<FeedRow> {
+    const row = await this.repo.findFeed(db, p.organization.id, id);
+    if (!row) throw notFound('No such feed.');
+    return row;
+  }
+
+  async create(ctx: Ctx, body: FeedCreate): Promise<FeedRow> {
+    this.checkOptions(body.kind, body);
+    const url = await destinationUrl(body.url, this.deps.config.allowPrivateDestinations, 'url');
+    const at = this.now();
+    const id = this.deps.newId();
+    const options = { ...(body.column !== undefined && { column: body.column }), ...(body.type !== undefined && { type: body.type }), ...(body.collections !== undefined && { collections: body.collections }) };
+    return this.db.transaction().execute(async (trx) => {
+      await this.repo.insertFeed(trx, {
+        id,
+        organization_id: ctx.p.organization.id,
+        name: body.name,
+        kind: body.kind,
+        url,
+        options: JSON.stringify(options),
+        auth: body.auth ? JSON.stringify(body.auth) : null,
+        interval_seconds: body.interval_seconds ?? DEFAULT_INTERVAL,
+        is_active: body.is_active ?? true,
+        cursor: null,
+        // A new feed is pulled at once.
+        next_pull_at: at,
+        lease_until: null,
+        last_pull_at: null,
+        last_success_at: null,
+        last_error: null,
+        reject_examples: '[]',
+        created_by: ctx.p.user.id,
+        created_at: at,
+        updated_at: at,
+      });
+      await this.audit.recordAs(trx, ctx, { action: 'feed.created', targetType: 'feed', targetId: id, changes: { name: body.name, kind: body.kind, url, auth: maskAuth(body.auth ?? null) } });
+      return this.get(ctx.p, id, trx);
+    });
+  }
+
+  async update(ctx: Ctx, id: string, patch: FeedPatch, assertVersion: (v: number) => void): Promise<FeedRow> {
+    const current = await this.get(ctx.p, id);
+    this.checkOptions(current.kind, patch);
+    const url = patch.url === undefined ? undefined : await destinationUrl(patch.url, this.deps.config.allowPrivateDestinations, 'url');
+    return this.db.transaction().execute(async (trx) => {
+      const row = await this.get(ctx.p, id, trx);
+      assertVersion(Number(row.version));
+      const before = presentFeed(row, true);
+      const after = { ...patch, ...(url !== undefined && { url }) };
+      const changes = diff(before, after, ['auth']);
+      if (Object.keys(changes).length === 0) return row;
+      const options = JSON.parse(row.options) as Record<string, unknown>;
+      for (const f of ['column', 'type', 'collections'] as const) {
+        if (patch[f] === null) delete options[f];
+        else if (patch[f] !== undefined) options[f] = patch[f];
+      }
+      await this.repo.updateFeed(trx, id, {
+        ...(patch.name !== undefined && { name: patch.name }),
+        ...(url !== undefined && { url }),
+        ...(patch.auth !== undefined && { auth: patch.auth ? JSON.stringify(patch.auth) : null }),
+        ...(patch.interval_seconds !== undefined && { interval_seconds: patch.interval_seconds }),
+        ...(patch.is_active !== undefined && { is_active: patch.is_active }),
+        options: JSON.stringify(options),
+        updated_at: this.now(),
+      });
+      await this.audit.recordAs(trx, ctx, { action: 'feed.updated', targetType: 'feed', targetId: id, changes: { ...changes, ...(patch.auth !== undefined && { auth: { from: maskAuth(before.auth as never), to: maskAuth(patch.auth) } }) } });
+      return this.get(ctx.p, id, trx);
+    });
+  }
+
+  async remove(ctx: Ctx, id: string): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      const row = await this.get(ctx.p, id, trx);
+      await this.repo.deleteFeed(trx, id);
+      await this.audit.recordAs(trx, ctx, { action: 'feed.deleted', targetType: 'feed', targetId: id, changes: { name: row.name } });
+    });
+  }
+
+  /** Pull now: due at once, taken by the next turn of the pulls (woken here). */
+  async sync(ctx: Ctx, id: string): Promise<{ status: 'queued'; next_pull_at: string }> {
+    await this.get(ctx.p, id);
+    const at = this.now();
+    await this.repo.dueNow(this.db, id, at);
+    this.puller.wake();
+    return { status: 'queued', next_pull_at: at };
+  }
+
+  // --- indicators ---
+
+  private async present(rows: IndicatorRow[]): Promise<IndicatorOut[]> {
+    const feeds = await this.repo.feedsOf(this.db, rows.map((r) => r.id));
+    return rows.map((r) => presentIndicator(r, feeds.get(r.id) ?? []));
+  }
+
+  async listIndicators(p: Principal, params: ListParams): Promise<ListResult<IndicatorOut>> {
+    const qb = indicatorListing.filter(this.repo.selectIndicators(this.db, p.organization.id), params, { dialect: this.deps.database.dialect });
+    const page = await indicatorListing.page(qb, params, (r: IndicatorRow) => r);
+    return { ...page, results: await this.present(page.results) };
+  }
+
+  async getIndicator(p: Principal, id: string, db: Kysely<DB> = this.db): Promise<IndicatorRow> {
+    const row = await this.repo.findIndicator(db, p.organization.id, id);
+    if (!row) throw notFound('No such indicator.');
+    return row;
+  }
+
+  async presentOne(row: IndicatorRow): Promise<IndicatorOut> {
+    return (await this.present([row]))[0]!;
+  }
+
+  async updateIndicator(ctx: Ctx, id: string, patch: IndicatorPatch, assertVersion: (v: number) => void): Promise<IndicatorRow> {
+    return this.db.transaction().execute(async (trx) => {
+      const row = await this.getIndicator(ctx.p, id, trx);
+      assertVersion(Number(row.version));
+      const changes = diff({ false_positive: Boolean(row.false_positive), note: row.note }, patch);
+      if (Object.keys(changes).length === 0) return row;
+      await this.repo.updateIndicator(trx, id, { ...patch, updated_at: this.now() });
+      await this.audit.recordAs(trx, ctx, { action: 'indicator.updated', targetType: 'indicator', targetId: id, changes });
+      return this.getIndicator(ctx.p, id, trx);
+    });
+  }
+}

@@ -1,0 +1,24 @@
+import type { AppDeps } from '../../deps.js';
+import { bind } from '../../http/routes.js';
+import type { BackgroundJob } from '../../runtime/jobs.js';
+import type { AuditLog } from '../audit/index.js';
+import type { Module } from '../module-parts.js';
+import { FeedsRepository } from './feeds.repository.js';
+import { feedsRoutes } from './feeds.routes.js';
+import { FeedsService } from './feeds.service.js';
+
+export { FeedsService };
+
+/**
+ * Intelligence in: feeds of an organization (STIX bundles, indicator lists) pulled on a schedule by
+ * a background job, and the indicators they bring, deduplicated by type and normalised value.
+ */
+export function createFeedsModule(ctx: Pick<AppDeps, 'database' | 'clock' | 'newId' | 'config'> & { audit: AuditLog }) {
+  const service = new FeedsService(ctx, new FeedsRepository(), ctx.audit);
+  return {
+    name: 'feeds',
+    service,
+    routes: [bind(feedsRoutes, { feeds: service })],
+    jobs: [{ name: 'feeds', start: (log) => service.puller.start(log), stop: () => service.puller.stop() }] satisfies BackgroundJob[],
+  } as const satisfies Module;
+}
