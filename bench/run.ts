@@ -8,6 +8,7 @@
  *   npm run bench -- hibp              # Have I Been Pwned's breachedaccount, and API key against JWT
  *   npm run bench -- taxii             # TAXII 2.1: 10,000 indicators polled in pages of 1,000
  *   npm run bench -- notifications     # 1,000 alerts in one ingest with 5 channels: ingest rate, delivery time
+ *   npm run bench -- feeds             # 100,000 indicators from a STIX bundle and from a list, beside a bare insert loop
  *   npm run bench -- console           # the console: first visit's bytes, inbox with 10,000 open alerts, search drawn (Chromium)
  *   BENCH_DURATION=5 BENCH_CONNECTIONS=16 npm run bench
  *   BENCH_WORKERS=1 npm run bench      # API processes (THREATMON_WORKERS); default: see workersFor()
@@ -34,6 +35,7 @@ import { hostReference } from './host-speed.js';
 import { basicsScenarios } from './scenarios/basics.js';
 import { ceilingScenarios } from './scenarios/ceiling.js';
 import { consoleScenarios } from './scenarios/console.js';
+import { feedsScenarios } from './scenarios/feeds.js';
 import { corpusScenarios } from './scenarios/corpus.js';
 import { replicaScenarios } from './scenarios/replica.js';
 import { dumpsScenarios } from './scenarios/dumps.js';
@@ -58,6 +60,7 @@ const scenarios: Record<string, () => Promise<Result[]>> = {
   ...tokensScenarios,
   ...webhooksScenarios,
   ...consoleScenarios,
+  ...feedsScenarios,
   ...ceilingScenarios,
   ...basicsScenarios,
 };

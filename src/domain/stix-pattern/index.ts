@@ -1,4 +1,4 @@
-import { BaseErrorListener, CharStream, CommonTokenStream, type ParseTree, type RecognitionException, type Recognizer, type Token, type ATNSimulator } from 'antlr4ng';
+import { BaseErrorListener, CharStream, CommonTokenStream, PredictionMode, type ParseTree, type RecognitionException, type Recognizer, type Token, type ATNSimulator } from 'antlr4ng';
 import { STIXPatternLexer } from './generated/STIXPatternLexer.js';
 import {
   type ObjectPathContext,
@@ -59,18 +59,33 @@ class Collect extends BaseErrorListener {
   }
 }
 
+/**
+ * One lexer and parser, made once and given each pattern in turn (a parse is synchronous, so two
+ * never share them): making them per pattern cost more than the parse itself.
+ */
+let machine: { lexer: STIXPatternLexer; parser: STIXPatternParser; errors: Collect } | undefined;
+
 /** A pattern's parse tree, by the parser generated from STIXPattern.g4, or its syntax errors. */
 export function parsePattern(text: string): { tree: PatternContext; errors: [] } | { tree: null; errors: string[] } {
   if (text.length > MAX_PATTERN_LENGTH) return { tree: null, errors: [`longer than ${MAX_PATTERN_LENGTH} characters`] };
-  const errors = new Collect();
-  const lexer = new STIXPatternLexer(CharStream.fromString(text));
-  lexer.removeErrorListeners();
-  lexer.addErrorListener(errors);
-  const parser = new STIXPatternParser(new CommonTokenStream(lexer));
-  parser.removeErrorListeners();
-  parser.addErrorListener(errors);
+  if (!machine) {
+    const errors = new Collect();
+    const lexer = new STIXPatternLexer(CharStream.fromString(''));
+    lexer.removeErrorListeners();
+    lexer.addErrorListener(errors);
+    const parser = new STIXPatternParser(new CommonTokenStream(lexer));
+    parser.removeErrorListeners();
+    parser.addErrorListener(errors);
+    // SLL prediction: what the grammar needs (no SLL conflict on a valid pattern), much faster than full LL.
+    parser.interpreter.predictionMode = PredictionMode.SLL;
+    machine = { lexer, parser, errors };
+  }
+  const { lexer, parser, errors } = machine;
+  errors.errors.length = 0;
+  lexer.inputStream = CharStream.fromString(text);
+  parser.tokenStream = new CommonTokenStream(lexer);
   const tree = parser.pattern();
-  return errors.errors.length ? { tree: null, errors: errors.errors } : { tree, errors: [] };
+  return errors.errors.length ? { tree: null, errors: [...errors.errors] } : { tree, errors: [] };
 }
 
 /** A string literal's text: quotes off, `\'` and `\\` unescaped. */

@@ -154,7 +154,11 @@ export class FeedPuller {
     const latest = new Map<string, Candidate>();
     for (const c of candidates) latest.set(`${c.type}\u0000${c.value}`, c);
     const byType = new Map<string, Candidate[]>();
-    for (const c of latest.values()) byType.set(c.type, [...(byType.get(c.type) ?? []), c]);
+    for (const c of latest.values()) {
+      const list = byType.get(c.type);
+      if (list) list.push(c);
+      else byType.set(c.type, [c]);
+    }
     for (const [type, list] of byType) {
       for (let i = 0; i < list.length; i += CHUNK) {
         const chunk = list.slice(i, i + CHUNK);

@@ -122,7 +122,11 @@ export class FeedsRepository {
       .where('indicator_feeds.indicator_id', 'in', indicatorIds)
       .orderBy('feeds.name')
       .execute();
-    for (const r of rows) out.set(r.indicator_id, [...(out.get(r.indicator_id) ?? []), { id: r.id, name: r.name }]);
+    for (const r of rows) {
+      const list = out.get(r.indicator_id);
+      if (list) list.push({ id: r.id, name: r.name });
+      else out.set(r.indicator_id, [{ id: r.id, name: r.name }]);
+    }
     return out;
   }
 

@@ -61,7 +61,7 @@ export class FeedsService {
     const at = this.now();
     const id = this.deps.newId();
     const options = { ...(body.column !== undefined && { column: body.column }), ...(body.type !== undefined && { type: body.type }), ...(body.collections !== undefined && { collections: body.collections }) };
-    return this.db.transaction().execute(async (trx) => {
+    const row = await this.db.transaction().execute(async (trx) => {
       await this.repo.insertFeed(trx, {
         id,
         organization_id: ctx.p.organization.id,
@@ -87,6 +87,9 @@ export class FeedsService {
       await this.audit.recordAs(trx, ctx, { action: 'feed.created', targetType: 'feed', targetId: id, changes: { name: body.name, kind: body.kind, url, auth: maskAuth(body.auth ?? null) } });
       return this.get(ctx.p, id, trx);
     });
+    // Due at once: the pulls take it now rather than at their next turn.
+    this.puller.wake();
+    return row;
   }
 
   async update(ctx: Ctx, id: string, patch: FeedPatch, assertVersion: (v: number) => void): Promise<FeedRow> {
