@@ -62,6 +62,19 @@ export interface RecordedEvent {
  */
 export type EventsRecordedHook = (trx: Kysely<DB>, events: RecordedEvent[]) => Promise<void>;
 
+/** What intelligence feeds say of one IOC value: each indicator naming it, with the feeds that gave it. */
+export interface IocIntel {
+  indicator: string;
+  feeds: Array<{ id: string; name: string }>;
+  confidence: number | null;
+  tlp: string | null;
+  revoked: boolean;
+  false_positive: boolean;
+}
+
+/** The indicators of the organization naming each of these IOCs, by `type + "\u0000" + value`. */
+export type IocIntelHook = (db: Kysely<DB>, orgId: string, iocs: ReadonlyArray<{ type: string; value: string }>) => Promise<Map<string, IocIntel[]>>;
+
 export interface AppHooks {
   /** Published by events: domain events recorded in the outbox, in their change's transaction. */
   'events.recorded': EventsRecordedHook;
@@ -79,6 +92,8 @@ export interface AppHooks {
   'auth.loginAttempt': LoginAttemptHook;
   /** Published by auth: a bearer value that is not a valid token, before the 401. */
   'auth.unknownBearer': UnknownBearerHook;
+  /** Published by incidents: what feeds say of an incident's IOCs, read with them (the first handler answers). */
+  'incidents.intel': IocIntelHook;
 }
 
 export type AppHookRegistry = Hooks<AppHooks>;

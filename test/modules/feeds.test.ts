@@ -145,6 +145,21 @@ describe('feeds and their indicators', () => {
     expect(await feed(id)).toMatchObject({ indicators_added: 4, indicators_updated: 1, indicators_retired: 1 });
   });
 
+  it("shows in an incident what its feeds say of each IOC, and their later word at the next read", async () => {
+    const incident = json(await as('analyst', 'POST', '/api/v1/incidents/', { title: 'Beaconing', iocs: [{ type: 'ipv4', value: '198.51.100.7' }, { type: 'domain', value: 'evil.example' }, { type: 'ipv4', value: '192.0.2.200' }] })).id;
+    const read = async () => new Map((json(await as('viewer', 'GET', `/api/v1/incidents/${incident}/iocs/`)).results as Array<{ value: string; feed_matches: unknown[] }>).map((i) => [i.value, i.feed_matches]));
+    const matches = await read();
+    expect(matches.get('198.51.100.7')).toEqual([{ indicator: expect.any(String), feeds: [{ id: expect.any(String), name: 'Partner bundle' }], confidence: 95, tlp: 'red', revoked: false, false_positive: false }]);
+    expect(matches.get('evil.example')).toMatchObject([{ revoked: true }]);
+    expect(matches.get('192.0.2.200')).toEqual([]);
+    const one = json(await as('viewer', 'GET', `/api/v1/incidents/${incident}/iocs/?type=ipv4&search=198.51`)).results[0];
+    expect(json(await as('viewer', 'GET', `/api/v1/incidents/${incident}/iocs/${one.id}/`)).feed_matches).toHaveLength(1);
+    // Another organization's indicators say nothing of ours.
+    const other = await t.createTeam('enterprise', 'feeds-intel-other');
+    const theirs = json(await t.inject({ method: 'POST', url: '/api/v1/incidents/', headers: { authorization: `Bearer ${other.tokens.analyst}` }, payload: { title: 'x', iocs: [{ type: 'ipv4', value: '198.51.100.7' }] } })).id;
+    expect(json(await t.inject({ method: 'GET', url: `/api/v1/incidents/${theirs}/iocs/`, headers: { authorization: `Bearer ${other.tokens.analyst}` } })).results[0].feed_matches).toEqual([]);
+  });
+
   it('says why a pull failed, applies nothing of it, and backs off', async () => {
     const id = json(await as('admin', 'POST', '/api/v1/feeds/', { name: 'Flaky', kind: 'stix', url: `${server.url}/flaky.json`, interval_seconds: 3600 })).id;
     const before = (await indicators()).length;

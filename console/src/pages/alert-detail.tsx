@@ -121,7 +121,7 @@ export function AlertDetail({ id }: { id: string }) {
                   ['Name', a.leak_record.full_name],
                   ['Password', a.leak_record.has_password ? `${a.leak_record.password_masked ?? '(hash only)'} · SHA-1 starts ${a.leak_record.password_sha1_prefix ?? '?'}` : null],
                   ['Record severity', a.leak_record.severity],
-                  ['Leaked', a.leak_record.leaked_at],
+                  ['Leaked', a.leak_record.leaked_at && new Date(a.leak_record.leaked_at).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' })],
                 ] as const
               )
                 .filter(([, v]) => v)

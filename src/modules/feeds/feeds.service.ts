@@ -4,6 +4,7 @@ import type { DB } from '../../db/schema.js';
 import type { AppDeps } from '../../deps.js';
 import { notFound, validation } from '../../errors.js';
 import { type AuditLog, diff } from '../audit/index.js';
+import type { IocIntel } from '../hooks.js';
 import type { Principal } from '../identity/index.js';
 import { destinationUrl } from '../webhooks/index.js';
 import { feedListing, indicatorListing } from './feeds.lists.js';
@@ -140,6 +141,22 @@ export class FeedsService {
   }
 
   // --- indicators ---
+
+  /** The indicators naming each of these values (the incidents' feed context), by type and value. */
+  async intelFor(db: Kysely<DB>, orgId: string, iocs: ReadonlyArray<{ type: string; value: string }>): Promise<Map<string, IocIntel[]>> {
+    const byType = new Map<string, Set<string>>();
+    for (const { type, value } of iocs) (byType.get(type) ?? byType.set(type, new Set()).get(type)!).add(value);
+    const rows: IndicatorRow[] = [];
+    for (const [type, values] of byType) rows.push(...(await this.repo.indicatorsByValue(db, orgId, type, [...values])));
+    const feeds = await this.repo.feedsOf(db, rows.map((r) => r.id));
+    const out = new Map<string, IocIntel[]>();
+    for (const r of rows) {
+      const key = `${r.type}\u0000${r.value}`;
+      const intel = { indicator: r.id, feeds: feeds.get(r.id) ?? [], confidence: r.confidence === null ? null : Number(r.confidence), tlp: r.tlp, revoked: Boolean(r.revoked), false_positive: Boolean(r.false_positive) };
+      out.set(key, [...(out.get(key) ?? []), intel]);
+    }
+    return out;
+  }
 
   private async present(rows: IndicatorRow[]): Promise<IndicatorOut[]> {
     const feeds = await this.repo.feedsOf(this.db, rows.map((r) => r.id));

@@ -2,6 +2,7 @@ import type { AppDeps } from '../../deps.js';
 import { bind } from '../../http/routes.js';
 import type { BackgroundJob } from '../../runtime/jobs.js';
 import type { AuditLog } from '../audit/index.js';
+import type { AppHookRegistry } from '../hooks.js';
 import type { Module } from '../module-parts.js';
 import { FeedsRepository } from './feeds.repository.js';
 import { feedsRoutes } from './feeds.routes.js';
@@ -13,8 +14,10 @@ export { FeedsService };
  * Intelligence in: feeds of an organization (STIX bundles, indicator lists) pulled on a schedule by
  * a background job, and the indicators they bring, deduplicated by type and normalised value.
  */
-export function createFeedsModule(ctx: Pick<AppDeps, 'database' | 'clock' | 'newId' | 'config'> & { audit: AuditLog }) {
+export function createFeedsModule(ctx: Pick<AppDeps, 'database' | 'clock' | 'newId' | 'config'> & { audit: AuditLog; hooks: AppHookRegistry }) {
   const service = new FeedsService(ctx, new FeedsRepository(), ctx.audit);
+  // The feed context of incident IOCs: the indicators naming the same type and value.
+  ctx.hooks.on('incidents.intel', (db, orgId, iocs) => service.intelFor(db, orgId, iocs));
   return {
     name: 'feeds',
     service,

@@ -18,11 +18,13 @@ import {
   IncidentSchema,
   IocInputSchema,
   IocPatchSchema,
+  IocReadSchema,
   IocSchema,
   StatsSchema,
 } from './incidents.schemas.js';
 import { commentListing, correlationListing, eventListing, incidentListing, iocListing } from './incidents.lists.js';
 import { presentIncident, presentIoc } from './incidents.presenters.js';
+import type { iocIntel } from './incidents.intel.js';
 import type { IncidentsService } from './incidents.service.js';
 
 const tags = ['incidents'];
@@ -30,7 +32,7 @@ const IocParams = Type.Object({ id: Uuid('Incident id.'), iocId: Uuid('IOC id.')
 const NotModified = Type.Null({ description: 'Not modified (If-None-Match).' });
 const NoContent = Type.Null({ description: 'Deleted.' });
 
-export const incidentsRoutes: FastifyPluginAsyncTypebox<{ incidents: IncidentsService }> = async (app, { incidents }) => {
+export const incidentsRoutes: FastifyPluginAsyncTypebox<{ incidents: IncidentsService; intel: ReturnType<typeof iocIntel> }> = async (app, { incidents, intel }) => {
 
   app.get(
     '/incidents/',
@@ -139,13 +141,17 @@ export const incidentsRoutes: FastifyPluginAsyncTypebox<{ incidents: IncidentsSe
       schema: {
         tags,
         summary: "An incident's IOCs",
-        description: 'Search looks in value and description.',
+        description: 'Search looks in value and description. Each IOC carries `feed_matches`: the indicators of your feeds naming the same type and value.',
         params: IdParams,
         querystring: listQuerystring(iocListing),
-        response: { 200: PageSchema(IocSchema), ...errorResponses(400, 401, 404) },
+        response: { 200: PageSchema(IocReadSchema), ...errorResponses(400, 401, 404) },
       },
     },
-    async (request) => envelope(request, await incidents.listIocs(principalOf(request), request.params.id, parseList(iocListing, request.query))),
+    async (request) => {
+      const p = principalOf(request);
+      const page = await incidents.listIocs(p, request.params.id, parseList(iocListing, request.query));
+      return envelope(request, { ...page, results: await intel(p.organization.id, page.results) });
+    },
   );
 
   app.post(
@@ -180,12 +186,13 @@ export const incidentsRoutes: FastifyPluginAsyncTypebox<{ incidents: IncidentsSe
     '/incidents/:id/iocs/:iocId/',
     {
       config: { etag: [200] },
-      schema: { tags, summary: 'One IOC', description: 'One IOC of the incident (404 when it is not the incident\'s).', params: IocParams, response: { 200: IocSchema, 304: NotModified, ...errorResponses(401, 404) } },
+      schema: { tags, summary: 'One IOC', description: 'One IOC of the incident (404 when it is not the incident\'s), with `feed_matches`.', params: IocParams, response: { 200: IocReadSchema, 304: NotModified, ...errorResponses(401, 404) } },
     },
     async (request, reply) => {
-      const row = await incidents.getIoc(principalOf(request), request.params.id, request.params.iocId);
+      const p = principalOf(request);
+      const row = await incidents.getIoc(p, request.params.id, request.params.iocId);
       if (notModified(request, reply, row.version)) return reply;
-      return presentIoc(row);
+      return (await intel(p.organization.id, [presentIoc(row)]))[0];
     },
   );
 

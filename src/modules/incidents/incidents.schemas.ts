@@ -44,6 +44,25 @@ export const IocSchema = Type.Object(
 );
 export type IocOut = Static<typeof IocSchema>;
 
+/** An IOC as its incident shows it: with what intelligence feeds say of the same value. */
+export const IocReadSchema = Type.Object(
+  {
+    ...IocSchema.properties,
+    feed_matches: Type.Array(
+      Type.Object({
+        indicator: Uuid('The indicator (GET /indicators/<id>/).'),
+        feeds: Type.Array(Type.Object({ id: Uuid('Feed id.'), name: Type.String() }), { description: 'The feeds that gave it.' }),
+        confidence: Type.Union([Type.Integer(), Type.Null()]),
+        tlp: Type.Union([Type.String(), Type.Null()]),
+        revoked: Type.Boolean({ description: 'Revoked by its feed.' }),
+        false_positive: Type.Boolean({ description: 'Flagged false positive by your organization.' }),
+      }),
+      { description: 'Indicators from your feeds naming the same type and value (feed context), read at the moment.' },
+    ),
+  },
+  { title: 'IOCRead' },
+);
+
 export const IocInputSchema = Type.Object(
   {
     type: IocTypeSchema,

@@ -4,6 +4,7 @@ import type { AuditLog } from '../audit/index.js';
 import type { Outbox } from '../events/index.js';
 import type { AppHookRegistry } from '../hooks.js';
 import { IncidentsRepository } from './incidents.repository.js';
+import { iocIntel } from './incidents.intel.js';
 import { incidentsRoutes } from './incidents.routes.js';
 import { IncidentsService } from './incidents.service.js';
 import { IncidentSchema, IocSchema } from './incidents.schemas.js';
@@ -19,5 +20,5 @@ export function createIncidentsModule(ctx: Pick<AppDeps, 'database' | 'clock' | 
   ctx.hooks.on('organizations.usage', async (db, orgId, key) => (key === 'incidents_open' ? service.countOpen(db, orgId) : undefined));
   // What its events carry, for the OpenAPI document's webhooks.
   const events = { 'incident.created': IncidentSchema, 'incident.updated': IncidentSchema, 'ioc.created': IocSchema, 'ioc.updated': IocSchema, 'ioc.deleted': IocSchema };
-  return { name: 'incidents', service, events, routes: [bind(incidentsRoutes, { incidents: service })] } as const satisfies Module;
+  return { name: 'incidents', service, events, routes: [bind(incidentsRoutes, { incidents: service, intel: iocIntel(ctx.hooks, () => ctx.database.db) })] } as const satisfies Module;
 }
