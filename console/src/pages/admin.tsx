@@ -155,13 +155,16 @@ function Organization({ me }: { me: Me }) {
 
 function AuditLog() {
   const [filters, setFilters] = useQueryState(['action', 'target_type', 'actor', 'created_after'] as const);
+  // Who did it, by name: the organization's users (an entry by no user is the system's).
+  const users = useLoad(() => must(api.GET('/api/v1/users/', { params: { query: { page_size: 500 } } })), []);
+  const names = new Map((users.data?.results ?? []).map((u) => [u.id, u.username]));
   const log = useLoad(() => must(api.GET('/api/v1/audit-log/', { params: { query: { ...query({ action: filters.action, target_type: filters.target_type, actor: filters.actor, created_after: filters.created_after }), page: filters.page, page_size: PAGE_SIZE } } })), [filters]);
   const col = createColumnHelper<Entry>();
   const columns = [
     col.accessor('created_at', { header: 'When', cell: (c) => <When at={c.getValue()} /> }),
     col.accessor('action', { header: 'Action' }),
     col.accessor((e) => `${e.target_type} ${e.target_id ?? ''}`, { id: 'target', header: 'Target' }),
-    col.accessor('actor', { header: 'By', cell: (c) => <code>{c.getValue() ?? 'system'}</code> }),
+    col.accessor('actor', { header: 'By', cell: (c) => { const id = c.getValue(); return id ? (names.get(id) ?? <code>{id}</code>) : <span className="muted">system</span>; } }),
     col.accessor('ip', { header: 'From' }),
     col.accessor((e) => (e.changes ? Object.keys(e.changes).join(', ') : ''), { id: 'changes', header: 'Changed' }),
   ];
@@ -174,9 +177,7 @@ function AuditLog() {
         <Field label="Target type">
           <input value={filters.target_type} placeholder="e.g. monitor" onChange={(e) => setFilters({ target_type: e.target.value })} />
         </Field>
-        <Field label="By (user id)">
-          <input value={filters.actor} onChange={(e) => setFilters({ actor: e.target.value })} />
-        </Field>
+        <Choice label="By" value={filters.actor} onChange={(v) => setFilters({ actor: v })} any="anyone" options={(users.data?.results ?? []).map((u) => [u.id, u.username] as const)} />
         <Field label="Since">
           <input type="date" value={filters.created_after} onChange={(e) => setFilters({ created_after: e.target.value })} />
         </Field>
@@ -205,11 +206,12 @@ export function Admin() {
   return (
     <>
       <PageTitle title="Administration" />
-      <div className="grid">
+      {/* The users' table is wide: a row of its own. */}
+      <div className="stack">
         <Users me={me} />
         <Organization me={me} />
+        <AuditLog />
       </div>
-      <AuditLog />
     </>
   );
 }
