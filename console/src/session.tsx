@@ -41,7 +41,7 @@ export function signInPath(next: string): string {
 export function SessionProvider({ children }: { children: ReactNode }) {
   const [me, setMe] = useState<Me | null>(null);
   const [known, setKnown] = useState(false);
-  const [location, navigate] = useLocation();
+  const [, navigate] = useLocation();
 
   const reload = useCallback(async () => {
     const { data } = await api.GET('/api/v1/auth/me/');
@@ -63,7 +63,6 @@ export function SessionProvider({ children }: { children: ReactNode }) {
       }),
     [navigate],
   );
-  void location;
 
   const signIn = useCallback(
     async (username: string, password: string) => {

@@ -85,13 +85,7 @@ function Users({ me }: { me: Me }) {
         <Field label="First password" error={fieldError(error, 'password')} hint="12 characters at least; they change it on first sign-in">
           <input required type="password" autoComplete="new-password" minLength={12} value={password} onChange={(e) => setPassword(e.target.value)} />
         </Field>
-        <Field label="Role" error={fieldError(error, 'role')}>
-          <select value={draft.role} onChange={(e) => setDraft({ role: e.target.value })}>
-            {ROLES.filter((r) => can(me, r)).map((r) => (
-              <option key={r}>{r}</option>
-            ))}
-          </select>
-        </Field>
+        <Choice label="Role" error={fieldError(error, 'role')} value={draft.role} onChange={(v) => setDraft({ role: v })} options={ROLES.filter((r) => can(me, r))} />
         <button type="submit" disabled={busy}>
           Add user
         </button>

@@ -84,28 +84,9 @@ export function Alerts() {
     <>
       <PageTitle title="Alerts" />
       <form className="filters" aria-label="Filter alerts" onSubmit={(e) => e.preventDefault()}>
-        <Field label="Status">
-          <select value={filters.status} onChange={(e) => setFilters({ status: e.target.value })}>
-            <option value="">any</option>
-            <option value="new,acknowledged">open (new or acknowledged)</option>
-            {STATUSES.map((s) => (
-              <option key={s} value={s}>
-                {s.replace('_', ' ')}
-              </option>
-            ))}
-          </select>
-        </Field>
+        <Choice label="Status" value={filters.status} onChange={(v) => setFilters({ status: v })} any="any" options={[['new,acknowledged', 'open (new or acknowledged)'], ...STATUSES]} />
         <Choice label="Severity" value={filters.severity} onChange={(v) => setFilters({ severity: v })} any="any" options={[['critical,high', 'critical or high'], ...SEVERITIES]} />
-        <Field label="Monitor">
-          <select value={filters.monitor} onChange={(e) => setFilters({ monitor: e.target.value })}>
-            <option value="">any</option>
-            {(monitors.data?.results ?? []).map((m) => (
-              <option key={m.id} value={m.id}>
-                {m.name}
-              </option>
-            ))}
-          </select>
-        </Field>
+        <Choice label="Monitor" value={filters.monitor} onChange={(v) => setFilters({ monitor: v })} any="any" options={(monitors.data?.results ?? []).map((m) => [m.id, m.name] as const)} />
         <Field label="Raised after">
           <input type="date" value={filters.created_after} onChange={(e) => setFilters({ created_after: e.target.value })} />
         </Field>

@@ -77,20 +77,8 @@ export function Incidents() {
           <Field label="Title" error={fieldError(error, 'title')}>
             <input required maxLength={200} value={draft.title} onChange={(e) => setDraft({ title: e.target.value })} />
           </Field>
-          <Field label="Severity" error={fieldError(error, 'severity')}>
-            <select value={draft.severity} onChange={(e) => setDraft({ severity: e.target.value })}>
-              {SEVERITIES.map((s) => (
-                <option key={s}>{s}</option>
-              ))}
-            </select>
-          </Field>
-          <Field label="TLP" error={fieldError(error, 'tlp')}>
-            <select value={draft.tlp} onChange={(e) => setDraft({ tlp: e.target.value })}>
-              {TLPS.map((s) => (
-                <option key={s}>{s}</option>
-              ))}
-            </select>
-          </Field>
+          <Choice label="Severity" error={fieldError(error, 'severity')} value={draft.severity} onChange={(v) => setDraft({ severity: v })} options={SEVERITIES} />
+          <Choice label="TLP" error={fieldError(error, 'tlp')} value={draft.tlp} onChange={(v) => setDraft({ tlp: v })} options={TLPS} />
           <Field label="Tags" error={fieldError(error, 'tags')} hint="Comma-separated">
             <input value={draft.tags} onChange={(e) => setDraft({ tags: e.target.value })} />
           </Field>

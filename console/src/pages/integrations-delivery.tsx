@@ -3,7 +3,7 @@ import { type FormEvent, useState } from 'react';
 import { api, type Item, must } from '../api/client';
 import type { paths } from '../api/schema';
 import { can, type Me } from '../session';
-import { Badge, Card, Field, Secret, When } from '../ui/bits';
+import { Badge, Card, Choice, Field, Secret, When } from '../ui/bits';
 import { SEVERITIES } from '../ui/format';
 import { useAction, useLoad } from '../ui/load';
 import { ErrorNote, fieldError, LoadState } from '../ui/problem';
@@ -193,13 +193,7 @@ export function Channels({ me }: { me: Me }) {
       </p>
       {admin && (
         <form onSubmit={create} aria-label="New channel">
-          <Field label="Kind" error={fieldError(error, 'kind')}>
-            <select value={form.kind} onChange={(e) => setForm({ ...form, kind: e.target.value })}>
-              {CHANNEL_KINDS.map((k) => (
-                <option key={k}>{k}</option>
-              ))}
-            </select>
-          </Field>
+          <Choice label="Kind" error={fieldError(error, 'kind')} value={form.kind} onChange={(v) => setForm({ ...form, kind: v })} options={CHANNEL_KINDS} />
           <Field label="Name" error={fieldError(error, 'name')}>
             <input required maxLength={200} value={form.name} onChange={(e) => setForm({ ...form, name: e.target.value })} />
           </Field>
@@ -207,14 +201,7 @@ export function Channels({ me }: { me: Me }) {
             <input required value={form.target} onChange={(e) => setForm({ ...form, target: e.target.value })} />
           </Field>
           <EventChoice value={form.events} onChange={(events) => setForm({ ...form, events })} />
-          <Field label="Lowest severity" error={fieldError(error, 'min_severity')}>
-            <select value={form.min_severity} onChange={(e) => setForm({ ...form, min_severity: e.target.value })}>
-              <option value="">every alert</option>
-              {SEVERITIES.map((s) => (
-                <option key={s}>{s}</option>
-              ))}
-            </select>
-          </Field>
+          <Choice label="Lowest severity" error={fieldError(error, 'min_severity')} value={form.min_severity} onChange={(v) => setForm({ ...form, min_severity: v })} any="every alert" options={SEVERITIES} />
           <button type="submit" disabled={busy || form.events.length === 0}>
             Create channel
           </button>

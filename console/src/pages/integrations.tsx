@@ -2,7 +2,7 @@ import { createColumnHelper } from '@tanstack/react-table';
 import { type FormEvent, useState } from 'react';
 import { api, type Item, must } from '../api/client';
 import { can, type Me, useMe } from '../session';
-import { Card, Field, PageTitle, Secret, When } from '../ui/bits';
+import { Card, Choice, Field, PageTitle, Secret, When } from '../ui/bits';
 import { useAction, useLoad } from '../ui/load';
 import { ErrorNote, fieldError, LoadState } from '../ui/problem';
 import { DataTable } from '../ui/table';
@@ -71,13 +71,7 @@ function ApiKeys({ me }: { me: Me }) {
         <Field label="Name" error={fieldError(error, 'name')}>
           <input required maxLength={200} value={form.name} onChange={(e) => setForm({ ...form, name: e.target.value })} />
         </Field>
-        <Field label="Role" error={fieldError(error, 'role')}>
-          <select value={form.role} onChange={(e) => setForm({ ...form, role: e.target.value })}>
-            {ROLES.filter((r) => can(me, r)).map((r) => (
-              <option key={r}>{r}</option>
-            ))}
-          </select>
-        </Field>
+        <Choice label="Role" error={fieldError(error, 'role')} value={form.role} onChange={(v) => setForm({ ...form, role: v })} options={ROLES.filter((r) => can(me, r))} />
         <Field label="Expires on" error={fieldError(error, 'expires_at')} hint="Empty: never">
           <input type="date" value={form.expires_at} onChange={(e) => setForm({ ...form, expires_at: e.target.value })} />
         </Field>

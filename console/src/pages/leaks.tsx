@@ -94,16 +94,7 @@ export function LeakSearch() {
           <input type="checkbox" checked={form.exact_domain === 'true'} onChange={(e) => setForm({ ...form, exact_domain: e.target.checked ? 'true' : '' })} /> this domain only, no subdomains
         </label>
         <Choice label="Severity" value={form.severity} onChange={(v) => setForm({ ...form, severity: v })} any="any" options={[['critical,high', 'critical or high'], ...SEVERITIES]} />
-        <Field label="Source">
-          <select value={form.source} onChange={(e) => setForm({ ...form, source: e.target.value })}>
-            <option value="">any</option>
-            {(sources.data?.results ?? []).map((s) => (
-              <option key={s.id} value={s.id}>
-                {s.name}
-              </option>
-            ))}
-          </select>
-        </Field>
+        <Choice label="Source" value={form.source} onChange={(v) => setForm({ ...form, source: v })} any="any" options={(sources.data?.results ?? []).map((s) => [s.id, s.name] as const)} />
         <Choice label="Password" value={form.has_password} onChange={(v) => setForm({ ...form, has_password: v })} any="either" options={[['true', 'with a password'], ['false', 'without']]} />
         {text('leaked_after', 'Leaked after', undefined, 'date')}
         {text('leaked_before', 'Leaked before', undefined, 'date')}

@@ -2,7 +2,7 @@ import { type FormEvent, useEffect, useState } from 'react';
 import { Link, useLocation } from 'wouter';
 import { api, must } from '../api/client';
 import { can, useMe } from '../session';
-import { Badge, Field, PageTitle, When } from '../ui/bits';
+import { Badge, Choice, Field, PageTitle, When } from '../ui/bits';
 import { SEVERITIES } from '../ui/format';
 import { useAction, useLoad } from '../ui/load';
 import { ErrorNote, fieldError, LoadState } from '../ui/problem';
@@ -100,14 +100,7 @@ export function MonitorDetail({ id }: { id: string }) {
                 <Field label="Terms" error={fieldError(error, 'terms')} hint={TERM_HINTS[m.type]}>
                   <textarea rows={5} value={form.terms} onChange={(e) => setForm({ ...form, terms: e.target.value })} />
                 </Field>
-                <Field label="Severity of its alerts" error={fieldError(error, 'severity')}>
-                  <select value={form.severity} onChange={(e) => setForm({ ...form, severity: e.target.value })}>
-                    <option value="">from what each finds</option>
-                    {SEVERITIES.map((s) => (
-                      <option key={s}>{s}</option>
-                    ))}
-                  </select>
-                </Field>
+                <Choice label="Severity of its alerts" error={fieldError(error, 'severity')} value={form.severity} onChange={(v) => setForm({ ...form, severity: v })} any="from what each finds" options={SEVERITIES} />
                 <Field label="Description" error={fieldError(error, 'description')}>
                   <textarea rows={2} value={form.description} onChange={(e) => setForm({ ...form, description: e.target.value })} />
                 </Field>

@@ -102,24 +102,11 @@ export function Monitors() {
           <Field label="Name" error={fieldError(error, 'name')}>
             <input required maxLength={200} value={draft.name} onChange={(e) => setDraft({ name: e.target.value })} />
           </Field>
-          <Field label="Type" error={fieldError(error, 'type')}>
-            <select value={draft.type} onChange={(e) => setDraft({ type: e.target.value })}>
-              {MONITOR_TYPES.map((t) => (
-                <option key={t}>{t}</option>
-              ))}
-            </select>
-          </Field>
+          <Choice label="Type" error={fieldError(error, 'type')} value={draft.type} onChange={(v) => setDraft({ type: v })} options={MONITOR_TYPES} />
           <Field label="Terms" error={fieldError(error, 'terms')} hint={TERM_HINTS[draft.type]}>
             <textarea required rows={4} value={draft.terms} onChange={(e) => setDraft({ terms: e.target.value })} />
           </Field>
-          <Field label="Severity of its alerts" error={fieldError(error, 'severity')}>
-            <select value={draft.severity} onChange={(e) => setDraft({ severity: e.target.value })}>
-              <option value="">from what each finds</option>
-              {SEVERITIES.map((s) => (
-                <option key={s}>{s}</option>
-              ))}
-            </select>
-          </Field>
+          <Choice label="Severity of its alerts" error={fieldError(error, 'severity')} value={draft.severity} onChange={(v) => setDraft({ severity: v })} any="from what each finds" options={SEVERITIES} />
           <Field label="Description" error={fieldError(error, 'description')}>
             <textarea rows={2} value={draft.description} onChange={(e) => setDraft({ description: e.target.value })} />
           </Field>

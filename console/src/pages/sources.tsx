@@ -72,16 +72,7 @@ function Upload({ sources, onDone }: { sources: Source[]; onDone: () => void }) 
     <form className="panel" onSubmit={upload} aria-labelledby="upload-title">
       <h2 id="upload-title">Upload a dump</h2>
       <p className="muted">Combolists and stealer logs (text), NDJSON, a JSON array, CSV with a header row; gzip and zip are opened in the browser. Up to 64 MiB a file (or a zip member) here; bigger ones with <code>threatmon import-leaks</code>.</p>
-      <Field label="Into the source">
-        <select required value={source} onChange={(e) => setSource(e.target.value)}>
-          <option value="">choose a source</option>
-          {sources.map((s) => (
-            <option key={s.id} value={s.id}>
-              {s.name}
-            </option>
-          ))}
-        </select>
-      </Field>
+      <Choice label="Into the source" required value={source} onChange={setSource} any="choose a source" options={sources.map((s) => [s.id, s.name] as const)} />
       <Field label="File">
         <input type="file" required accept=".txt,.lst,.csv,.json,.ndjson,.jsonl,.gz,.zip" onChange={(e) => setFile(e.target.files?.[0] ?? null)} />
       </Field>
@@ -161,16 +152,7 @@ export function Sources() {
     <>
       <PageTitle title="Sources and imports" />
       <form className="filters" aria-label="Filter sources" onSubmit={(e) => e.preventDefault()}>
-        <Field label="Kind">
-          <select value={filters.kind} onChange={(e) => setFilters({ kind: e.target.value })}>
-            <option value="">any</option>
-            {KINDS.map((k) => (
-              <option key={k} value={k}>
-                {k.replace('_', ' ')}
-              </option>
-            ))}
-          </select>
-        </Field>
+        <Choice label="Kind" value={filters.kind} onChange={(v) => setFilters({ kind: v })} any="any" options={KINDS} />
         <Field label="Name">
           <input type="search" value={filters.search} onChange={(e) => setFilters({ search: e.target.value })} />
         </Field>
@@ -190,15 +172,7 @@ export function Sources() {
             <Field label="Name" error={fieldError(error, 'name')}>
               <input required maxLength={200} value={draft.name} onChange={(e) => setDraft({ name: e.target.value })} />
             </Field>
-            <Field label="Kind" error={fieldError(error, 'kind')}>
-              <select value={draft.kind} onChange={(e) => setDraft({ kind: e.target.value })}>
-                {KINDS.map((k) => (
-                  <option key={k} value={k}>
-                    {k.replace('_', ' ')}
-                  </option>
-                ))}
-              </select>
-            </Field>
+            <Choice label="Kind" error={fieldError(error, 'kind')} value={draft.kind} onChange={(v) => setDraft({ kind: v })} options={KINDS} />
             <Field label="Breached site" error={fieldError(error, 'domain')} hint="Its domain, if it is one service's data">
               <input value={draft.domain} onChange={(e) => setDraft({ domain: e.target.value })} />
             </Field>

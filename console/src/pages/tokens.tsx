@@ -50,16 +50,7 @@ export function Tokens() {
     <>
       <PageTitle title="Tracking tokens" />
       <form className="filters" aria-label="Filter tracking tokens" onSubmit={(e) => e.preventDefault()}>
-        <Field label="Kind">
-          <select value={filters.kind} onChange={(e) => setFilters({ kind: e.target.value })}>
-            <option value="">any</option>
-            {Object.keys(TOKEN_KINDS).map((k) => (
-              <option key={k} value={k}>
-                {k.replace('_', ' ')}
-              </option>
-            ))}
-          </select>
-        </Field>
+        <Choice label="Kind" value={filters.kind} onChange={(v) => setFilters({ kind: v })} any="any" options={Object.keys(TOKEN_KINDS)} />
         <Choice label="Status" value={filters.status} onChange={(v) => setFilters({ status: v })} any="any" options={['active', 'disabled']} />
         <Field label="Name or memo">
           <input type="search" value={filters.search} onChange={(e) => setFilters({ search: e.target.value })} />

@@ -127,10 +127,10 @@ export function toCsv(header: string[], rows: Array<Array<string | number | bool
 export type Option = string | readonly [value: string, text: string];
 
 /** A labelled select: `any` adds a first, empty option (a filter's "no filter"). */
-export function Choice({ label, value, onChange, options, any, error, hint, disabled }: { label: string; value: string; onChange: (value: string) => void; options: readonly Option[]; any?: string; error?: string; hint?: string; disabled?: boolean }) {
+export function Choice({ label, value, onChange, options, any, error, hint, disabled, required }: { label: string; value: string; onChange: (value: string) => void; options: readonly Option[]; any?: string; error?: string; hint?: string; disabled?: boolean; required?: boolean }) {
   return (
     <Field label={label} error={error} hint={hint}>
-      <select value={value} onChange={(e) => onChange(e.target.value)} disabled={disabled}>
+      <select value={value} onChange={(e) => onChange(e.target.value)} disabled={disabled} required={required}>
         {any !== undefined && <option value="">{any}</option>}
         {options.map((o) => {
           const [v, text] = typeof o === 'string' ? [o, o.replace(/_/g, ' ')] : o;

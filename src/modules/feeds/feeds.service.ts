@@ -153,7 +153,9 @@ export class FeedsService {
     for (const r of rows) {
       const key = `${r.type}\u0000${r.value}`;
       const intel = { indicator: r.id, feeds: feeds.get(r.id) ?? [], confidence: r.confidence === null ? null : Number(r.confidence), tlp: r.tlp, revoked: Boolean(r.revoked), false_positive: Boolean(r.false_positive) };
-      out.set(key, [...(out.get(key) ?? []), intel]);
+      const list = out.get(key);
+      if (list) list.push(intel);
+      else out.set(key, [intel]);
     }
     return out;
   }
