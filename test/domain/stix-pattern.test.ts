@@ -24,6 +24,19 @@ describe('STIX patterns, parsed by the parser generated from STIXPattern.g4 (ant
     for (const [pattern, type, value] of cases) expect(reducePattern(pattern), pattern).toMatchObject({ kind: 'single', type, value });
   });
 
+  it('gives each pattern of a shape parsed before its own value (the parse reused, the tokens lexed each time)', () => {
+    const values = ['203.0.113.1', '203.0.113.0/25', "it\\'s", '', '198.51.100.9'];
+    for (const value of values) {
+      const reduced = reducePattern(`[ipv4-addr:value = '${value}']`);
+      const unescaped = value.replace(/\\(['\\])/g, '$1');
+      expect(reduced, value).toEqual({ kind: 'single', type: value.includes('/') ? 'cidr' : 'ipv4', value: unescaped, comparison: { path: 'ipv4-addr:value', operator: '=', negated: false, values: [unescaped] } });
+    }
+    // The same tokens but another path, or one more comparison, are another shape.
+    expect(reducePattern("[ipv6-addr:value = '2001:db8::2']")).toMatchObject({ kind: 'single', type: 'ipv6' });
+    expect(reducePattern("[ipv4-addr:value = '203.0.113.1' OR ipv4-addr:value = '203.0.113.2']").kind).toBe('compound');
+    expect(reducePattern("[ipv4-addr:value = '203.0.113.1'").kind).toBe('invalid');
+  });
+
   it('keeps a pattern of more than one comparison whole, with each comparison', () => {
     const and = reducePattern("[file:name = 'invoice.exe' AND file:hashes.MD5 = 'd41d8cd98f00b204e9800998ecf8427e']");
     expect(and).toMatchObject({ kind: 'compound', observations: 1, qualified: false });

@@ -25,7 +25,7 @@ export interface Comparison {
 }
 
 /** The indicator types a single comparison reduces to. */
-export type IndicatorType = 'ipv4' | 'ipv6' | 'cidr' | 'domain' | 'url' | 'email' | 'md5' | 'sha1' | 'sha256';
+export type IndicatorType = 'ipv4' | 'ipv6' | 'cidr' | 'domain' | 'url' | 'email' | 'md5' | 'sha1' | 'sha256' | 'user-agent';
 
 export type ReducedPattern =
   /** One comparison of an observable's value with one literal: the indicator it names. */
@@ -49,6 +49,8 @@ const VALUE_TYPES: Record<string, IndicatorType> = {
   'file:hashes.SHA1': 'sha1',
   'file:hashes.SHA-256': 'sha256',
   'file:hashes.SHA256': 'sha256',
+  // The HTTP request extension's User-Agent header (STIX 2.1 section 6.12.2.1).
+  'network-traffic:extensions.http-request-ext.request_header.User-Agent': 'user-agent',
 };
 
 /** Collects syntax errors instead of printing them. */
@@ -65,9 +67,8 @@ class Collect extends BaseErrorListener {
  */
 let machine: { lexer: STIXPatternLexer; parser: STIXPatternParser; errors: Collect } | undefined;
 
-/** A pattern's parse tree, by the parser generated from STIXPattern.g4, or its syntax errors. */
-export function parsePattern(text: string): { tree: PatternContext; errors: [] } | { tree: null; errors: string[] } {
-  if (text.length > MAX_PATTERN_LENGTH) return { tree: null, errors: [`longer than ${MAX_PATTERN_LENGTH} characters`] };
+/** The lexer, the parser and their error collector, made at the first pattern. */
+function machineOf() {
   if (!machine) {
     const errors = new Collect();
     const lexer = new STIXPatternLexer(CharStream.fromString(''));
@@ -80,7 +81,13 @@ export function parsePattern(text: string): { tree: PatternContext; errors: [] }
     parser.interpreter.predictionMode = PredictionMode.SLL;
     machine = { lexer, parser, errors };
   }
-  const { lexer, parser, errors } = machine;
+  return machine;
+}
+
+/** A pattern's parse tree, by the parser generated from STIXPattern.g4, or its syntax errors. */
+export function parsePattern(text: string): { tree: PatternContext; errors: [] } | { tree: null; errors: string[] } {
+  if (text.length > MAX_PATTERN_LENGTH) return { tree: null, errors: [`longer than ${MAX_PATTERN_LENGTH} characters`] };
+  const { lexer, parser, errors } = machineOf();
   errors.errors.length = 0;
   lexer.inputStream = CharStream.fromString(text);
   parser.tokenStream = new CommonTokenStream(lexer);
@@ -133,6 +140,55 @@ function walk(node: ParseTree, found: { comparisons: Comparison[]; observations:
  * more is kept whole with its comparisons; text that is no pattern is `invalid`, never a throw.
  */
 export function reducePattern(text: string): ReducedPattern {
+  // A pattern of a shape already reduced to one comparison is that comparison with its own value.
+  const shape = shapeOf(text);
+  const known = shape && singles.get(shape.key);
+  if (shape && known) {
+    const value = unquote(shape.literal!);
+    return { kind: 'single', type: typed(known.type, value), value, comparison: { ...known.comparison, values: [value] } };
+  }
+  const reduced = reduceParsed(text);
+  if (shape?.literal !== undefined && reduced.kind === 'single') {
+    if (singles.size >= MAX_SHAPES) singles.clear();
+    singles.set(shape.key, { type: VALUE_TYPES[reduced.comparison.path]!, comparison: reduced.comparison });
+  }
+  return reduced;
+}
+
+/** An address with a prefix length is a CIDR. */
+const typed = (type: IndicatorType, value: string): IndicatorType => ((type === 'ipv4' || type === 'ipv6') && value.includes('/') ? 'cidr' : type);
+
+/**
+ * Shapes of patterns that reduced to one comparison, by their tokens: parsing depends on the token
+ * types alone, so a pattern whose tokens are another's but for the literal compared (`= '...'`) has
+ * its parse. A feed's thousands of `[ipv4-addr:value = '...']` are lexed each, parsed once.
+ */
+const singles = new Map<string, { type: IndicatorType; comparison: Comparison }>();
+const MAX_SHAPES = 1000;
+
+/** The pattern's tokens (by the generated lexer) as a key, the literal after its one `=` left out; null when it does not lex. */
+function shapeOf(text: string): { key: string; literal?: string } | null {
+  if (text.length > MAX_PATTERN_LENGTH) return null;
+  const { lexer, errors } = machineOf();
+  errors.errors.length = 0;
+  lexer.inputStream = CharStream.fromString(text);
+  const tokens = lexer.getAllTokens();
+  if (errors.errors.length) return null;
+  let key = '';
+  let literal: string | undefined;
+  let compared = 0;
+  for (let i = 0; i < tokens.length; i++) {
+    const token = tokens[i]!;
+    if (token.type === STIXPatternLexer.StringLiteral && tokens[i - 1]?.type === STIXPatternLexer.EQ) {
+      compared++;
+      literal = token.text ?? '';
+      key += '\u0001';
+    } else key += `${token.type}\u0002${token.text ?? ''}\u0000`;
+  }
+  return compared === 1 ? { key, literal } : { key };
+}
+
+function reduceParsed(text: string): ReducedPattern {
   const parsed = parsePattern(text);
   if (!parsed.tree) return { kind: 'invalid', errors: parsed.errors };
   const found = { comparisons: [] as Comparison[], observations: 0, qualified: false };
@@ -141,7 +197,7 @@ export function reducePattern(text: string): ReducedPattern {
   if (found.comparisons.length === 1 && found.observations === 1 && !found.qualified && only && only.operator === '=' && !only.negated && only.values.length === 1) {
     const type = VALUE_TYPES[only.path];
     const value = only.values[0]!;
-    if (type) return { kind: 'single', type: (type === 'ipv4' || type === 'ipv6') && value.includes('/') ? 'cidr' : type, value, comparison: only };
+    if (type) return { kind: 'single', type: typed(type, value), value, comparison: only };
   }
   return { kind: 'compound', ...found };
 }
