@@ -73,7 +73,7 @@ export function createModules(deps: AppDeps, options: { scans?: ScanOptions; bul
   const trackingTokens = createTrackingTokensModule({ database, clock, newId, counters, config, audit: audit.log, hooks, outbox: events.outbox, users: identity.users });
   const hibp = createHibpModule({ config, counters, metrics, keys: identity.keys, leaks: leaks.service, monitoring: monitoring.service });
   const notifications = createNotificationsModule({ database, clock, newId, config, metrics, audit: audit.log, hooks });
-  const feeds = createFeedsModule({ database, clock, newId, config, audit: audit.log, hooks });
+  const feeds = createFeedsModule({ database, clock, newId, config, audit: audit.log, hooks, outbox: events.outbox });
   const taxii = createTaxiiModule({ database, clock, hooks, orgs: organizations.service, authenticate: identity.authenticateWithBasic, bodyLimit: BODY_LIMIT });
   const services: Services = {
     audit: audit.log,

@@ -31,6 +31,7 @@ import * as m0029 from './migrations/0029_leak_search_expression.js';
 import * as m0030 from './migrations/0030_leak_index_fillfactor.js';
 import * as m0031 from './migrations/0031_taxii_shared_once.js';
 import * as m0032 from './migrations/0032_feeds_indicators.js';
+import * as m0033 from './migrations/0033_indicator_matches.js';
 
 /** Listed in code, not read from a folder, so they run the same from src/ (tsx) and dist/. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -66,6 +67,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0030_leak_index_fillfactor': m0030,
   '0031_taxii_shared_once': m0031,
   '0032_feeds_indicators': m0032,
+  '0033_indicator_matches': m0033,
 };
 
 /** PostgreSQL: the connection's current schema (the one its search_path puts first). */

@@ -26,6 +26,8 @@ export interface DigestItem {
 const RANK = Object.fromEntries(SEVERITIES.map((s, i) => [s, i])) as Record<string, number>;
 const str = (v: unknown) => (v === null || v === undefined ? '' : String(v));
 const obj = (v: unknown) => (v && typeof v === 'object' ? (v as Record<string, unknown>) : {});
+/** The names of the feeds of an indicator match. */
+const feedNames = (m: Record<string, unknown>) => (Array.isArray(m.feeds) ? m.feeds.map((f) => str(obj(f).name)).join(', ') : '');
 
 /** The notice of one event. `base`: the public URL the links start with. */
 export function noticeOf(eventType: string, data: Record<string, unknown>, options: { personalData: boolean; base: string }): Notice {
@@ -64,17 +66,40 @@ export function noticeOf(eventType: string, data: Record<string, unknown>, optio
       { label: 'When', value: str(data.occurred_at) },
     ];
     if (data.leak_source) facts.push({ label: 'Source', value: str(obj(data.leak_source).name) });
+    const matches = Array.isArray(data.indicator_matches) ? data.indicator_matches.map(obj) : [];
+    if (matches.length) facts.push({ label: 'Indicators', value: matches.map((m) => `${str(m.type)} (${feedNames(m)})`).join('; ') });
     if (personalData) {
       if (data.source_ip) facts.push({ label: 'IP address', value: str(data.source_ip) });
       if (data.user_agent) facts.push({ label: 'User agent', value: str(data.user_agent) });
     }
     return {
       title: 'Tracking token triggered',
-      summary: `A tracking token was triggered (${str(data.channel)})`,
-      severity: 'high',
+      summary: `A tracking token was triggered (${str(data.channel)})${matches.length ? ' from what an indicator names' : ''}`,
+      severity: str(data.severity) || 'high',
       facts,
       link: `${base}/tokens/${str(data.token)}/`,
       at,
+    };
+  }
+  if (eventType === 'indicator.matched') {
+    const match = obj(data.match);
+    const where = data.seen_in === 'tracking_token' ? 'a tracking token hit' : `a leak record of ${str(obj(data.leak_source).name)}`;
+    const facts = [
+      { label: 'Seen in', value: where },
+      { label: 'Indicator', value: `${str(match.type)} (${str(match.field)})` },
+      { label: 'Feeds', value: feedNames(match) },
+      { label: 'Confidence', value: str(match.confidence) },
+      { label: 'TLP', value: str(match.tlp) },
+    ];
+    // An indicator's value may be an address or an e-mail: personal data.
+    if (personalData) facts.push({ label: 'Value', value: str(match.value) });
+    return {
+      title: `Indicator matched: ${str(match.type)} in ${where}`,
+      summary: `An indicator (${str(match.type)}, ${feedNames(match)}) named ${where}`,
+      severity: str(data.severity) || null,
+      facts,
+      link: data.seen_in === 'tracking_token' ? `${base}/tokens/${str(data.tracking_token)}/` : `${base}/leaks/`,
+      at: str(data.occurred_at),
     };
   }
   if (eventType.startsWith('incident.')) {

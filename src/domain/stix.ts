@@ -198,3 +198,6 @@ export function stixBundle(incident: StixIncident, iocs: StixIoc[]) {
     objects: [report, identity, ...objects, ...markings.values()] as Record<string, unknown>[],
   };
 }
+
+/** Whether something of this TLP may leave threatmon (a TAXII collection, a webhook, a channel): TLP:RED never does. */
+export const mayLeave = (marked: { tlp: string | null }) => marked.tlp !== 'red';

@@ -75,6 +75,30 @@ export interface IocIntel {
 /** The indicators of the organization naming each of these IOCs, by `type + "\u0000" + value`. */
 export type IocIntelHook = (db: Kysely<DB>, orgId: string, iocs: ReadonlyArray<{ type: string; value: string }>) => Promise<Map<string, IocIntel[]>>;
 
+/** What was seen with an exposure or in a leak record, matched against indicators: each part optional. */
+export interface Observed {
+  ip?: string | null;
+  url?: string | null;
+  user_agent?: string | null;
+}
+
+/** An indicator naming what was seen: which part (`field`), and what the indicator says. */
+export interface IndicatorMatch {
+  indicator: string;
+  type: string;
+  value: string;
+  field: 'ip' | 'url' | 'host' | 'user_agent';
+  feeds: Array<{ id: string; name: string }>;
+  confidence: number | null;
+  tlp: string | null;
+}
+
+/**
+ * The live indicators (not revoked, not a false positive, still valid) of the organization naming
+ * each of these observations, in their order.
+ */
+export type IndicatorMatchHook = (db: Kysely<DB>, orgId: string, observed: readonly Observed[]) => Promise<IndicatorMatch[][]>;
+
 export interface AppHooks {
   /** Published by events: domain events recorded in the outbox, in their change's transaction. */
   'events.recorded': EventsRecordedHook;
@@ -94,6 +118,8 @@ export interface AppHooks {
   'auth.unknownBearer': UnknownBearerHook;
   /** Published by incidents: what feeds say of an incident's IOCs, read with them (the first handler answers). */
   'incidents.intel': IocIntelHook;
+  /** Published by tracking tokens, leaks and monitoring: the organization's indicators naming what was seen (the first handler answers; none without one). */
+  'indicators.match': IndicatorMatchHook;
 }
 
 export type AppHookRegistry = Hooks<AppHooks>;

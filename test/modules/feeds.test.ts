@@ -70,7 +70,7 @@ describe('feeds and their indicators', () => {
     expect(JSON.stringify(audit)).not.toContain('very-secret-token');
     expect(audit.results[0].changes.auth).toEqual({ type: 'bearer', token: '****' });
     const wrong = await as('admin', 'POST', '/api/v1/feeds/', { name: 'x', kind: 'stix', url: `${server.url}/x`, column: 2 });
-    expect([wrong.statusCode, json(wrong).errors]).toEqual([400, [{ field: 'column', message: 'is for csv feeds only' }]]);
+    expect([wrong.statusCode, json(wrong).errors]).toEqual([400, [{ field: 'column', message: 'is for csv and misp feeds only' }]]);
     const patched = await as('admin', 'PATCH', `/api/v1/feeds/${id}/`, { name: 'Partner STIX', auth: { type: 'basic', username: 'me', password: 'pw-secret' } });
     expect(json(patched)).toMatchObject({ name: 'Partner STIX', auth: { type: 'basic', username: 'me', password: '****' } });
     expect(JSON.stringify(json(await as('admin', 'GET', '/api/v1/audit-log/?action=feed.updated')))).not.toContain('pw-secret');

@@ -4,7 +4,7 @@ import type { AppHooks } from '../hooks.js';
 import type { Hooks } from '../../runtime/hooks.js';
 
 /** The types of domain event, as webhooks subscribe to them (API.md section 7). */
-export const EVENT_TYPES = ['alert.created', 'alert.updated', 'incident.created', 'incident.updated', 'ioc.created', 'ioc.updated', 'ioc.deleted', 'tracking_token.exposed', 'monitor.scan_completed'] as const;
+export const EVENT_TYPES = ['alert.created', 'alert.updated', 'incident.created', 'incident.updated', 'ioc.created', 'ioc.updated', 'ioc.deleted', 'tracking_token.exposed', 'monitor.scan_completed', 'indicator.matched'] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
 /**

@@ -28,7 +28,7 @@ export function maskUrl(url: string): string {
 }
 
 export function presentFeed(row: FeedRow, whole = false): FeedOut {
-  const options = JSON.parse(row.options) as { column?: string | number; type?: string; collections?: string[] };
+  const options = JSON.parse(row.options) as { column?: string | number; type?: string; collections?: string[]; format?: FeedOut['format'] };
   const auth = row.auth ? (JSON.parse(row.auth) as FeedAuth) : null;
   return {
     id: row.id,
@@ -38,6 +38,7 @@ export function presentFeed(row: FeedRow, whole = false): FeedOut {
     collections: options.collections ?? [],
     column: options.column ?? null,
     type: options.type ?? null,
+    format: row.kind === 'misp' ? (options.format ?? 'misp') : null,
     auth: whole ? auth : maskAuth(auth),
     interval_seconds: Number(row.interval_seconds),
     is_active: Boolean(row.is_active),

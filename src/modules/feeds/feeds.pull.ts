@@ -7,6 +7,7 @@ import { FetchRefused, fetchGuarded } from '../webhooks/index.js';
 import type { FeedRow, IndicatorRow } from './feeds.presenters.js';
 import { type Candidate, FeedProblem, type Read, readList, readStixBundle } from './feeds.read.js';
 import { readTaxii } from './feeds.taxii.js';
+import { readFreetext, readMisp } from './feeds.misp.js';
 import type { FeedsRepository } from './feeds.repository.js';
 import type { FeedAuth } from './feeds.schemas.js';
 
@@ -105,13 +106,17 @@ export class FeedPuller {
       fetchGuarded(url, { headers: { ...headers, ...(accept && { accept }) }, maxBytes: PULL_LIMITS.maxBytes, timeoutMs: Math.max(1, PULL_LIMITS.timeoutMs - (Date.now() - started)), allowPrivate });
     let read: Read & { cursor?: Record<string, string>; stopped?: string | null };
     try {
-      const options = JSON.parse(feed.options) as { column?: string | number; type?: IocType; collections?: string[] };
+      const options = JSON.parse(feed.options) as { column?: string | number; type?: IocType; collections?: string[]; format?: string };
+      const cursor = feed.cursor ? (JSON.parse(feed.cursor) as Record<string, string>) : {};
       if (feed.kind === 'taxii2') {
-        read = await readTaxii(get, feed.url, options.collections ?? [], feed.cursor ? (JSON.parse(feed.cursor) as Record<string, string>) : {}, PULL_LIMITS.maxObjects);
+        read = await readTaxii(get, feed.url, options.collections ?? [], cursor, PULL_LIMITS.maxObjects);
+      } else if (feed.kind === 'misp' && (options.format ?? 'misp') === 'misp') {
+        read = await readMisp(get, feed.url, cursor, PULL_LIMITS.maxObjects);
       } else {
         const answer = await get(feed.url);
         if (answer.status !== 200) throw new FeedProblem(`the feed answered HTTP ${answer.status}`);
-        read = feed.kind === 'csv' ? readList(answer.body, options, PULL_LIMITS.maxObjects) : readStixBundle(answer.body, PULL_LIMITS.maxObjects);
+        read =
+          feed.kind === 'stix' ? readStixBundle(answer.body, PULL_LIMITS.maxObjects) : options.format === 'freetext' ? readFreetext(answer.body, PULL_LIMITS.maxObjects) : readList(answer.body, options, PULL_LIMITS.maxObjects);
       }
     } catch (err) {
       if (!(err instanceof FeedProblem || err instanceof FetchRefused)) throw err;
@@ -126,7 +131,7 @@ export class FeedPuller {
         feed.id,
         {
           last_pull_at: at,
-          // A TAXII pull cut short applies its good pages and cursor, says why, and goes on soon.
+          // A TAXII or MISP pull cut short applies its good pages (events) and cursor, says why, and goes on soon.
           ...(stopped === null ? { last_success_at: at, last_error: null, consecutive_failures: 0 } : { last_error: stopped.slice(0, 1000), consecutive_failures: Number(feed.consecutive_failures) + 1 }),
           next_pull_at: new Date(Date.parse(at) + (stopped === null ? Number(feed.interval_seconds) : 60) * 1000).toISOString(),
           ...(read.cursor && { cursor: JSON.stringify(read.cursor) }),

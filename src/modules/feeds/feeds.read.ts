@@ -121,7 +121,7 @@ export function readStixObjects(objects: unknown[]): Read {
     let type = STIX_PATTERN;
     let value = pattern.trim();
     if (reduced.kind === 'single') {
-      const normalised = normaliseIoc(reduced.type as IocType, reduced.value);
+      const normalised = reduced.type === 'user-agent' ? userAgent(reduced.value) : normaliseIoc(reduced.type as IocType, reduced.value);
       if (!normalised.ok) {
         out.reject(`${id}: ${reduced.type} ${normalised.error}`);
         continue;
@@ -145,6 +145,12 @@ export function readStixObjects(objects: unknown[]): Read {
     });
   }
   return out;
+}
+
+/** A user agent as an indicator: as written, trimmed, at most 1 KiB (as exposures keep it). */
+function userAgent(raw: string): { ok: true; value: string } | { ok: false; error: string } {
+  const value = raw.trim();
+  return value && value.length <= 1024 ? { ok: true, value } : { ok: false, error: 'must be 1 to 1024 characters' };
 }
 
 /** What a bare value is, by its shape: the type its normalisation is then held to. */

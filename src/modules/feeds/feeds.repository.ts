@@ -84,6 +84,23 @@ export class FeedsRepository {
     return this.selectIndicators(db, orgId).where('type', '=', type).where('value', 'in', values).execute();
   }
 
+  /**
+   * Live indicators (not revoked, not a false positive, still valid) of one organization (or of all:
+   * null) of a type, with one of these values (null: every one of the type).
+   */
+  liveIndicators(db: Kysely<DB>, orgId: string | null, type: string, values: string[] | null, now: string) {
+    let q = db
+      .selectFrom('indicators')
+      .select(['id', 'organization_id', 'type', 'value', 'confidence', 'tlp'])
+      .where('type', '=', type)
+      .where('revoked', '=', false)
+      .where('false_positive', '=', false)
+      .where((eb) => eb.or([eb('valid_until', 'is', null), eb('valid_until', '>', now)]));
+    if (orgId !== null) q = q.where('organization_id', '=', orgId);
+    if (values !== null) q = q.where('value', 'in', values);
+    return q.execute();
+  }
+
   async insertIndicators(db: Kysely<DB>, rows: Array<Insertable<IndicatorsTable>>): Promise<void> {
     if (rows.length) await db.insertInto('indicators').values(rows).execute();
   }

@@ -1,8 +1,9 @@
 import { type Static, Type } from 'typebox';
 import { IOC_TYPES } from '../../domain/ioc.js';
 
-export const FEED_KINDS = ['taxii2', 'stix', 'csv'] as const;
-export const INDICATOR_TYPES = ['ipv4', 'ipv6', 'cidr', 'domain', 'url', 'email', 'md5', 'sha1', 'sha256', 'sha512', 'stix-pattern'] as const;
+export const FEED_KINDS = ['taxii2', 'stix', 'misp', 'csv'] as const;
+export const MISP_FORMATS = ['misp', 'csv', 'freetext'] as const;
+export const INDICATOR_TYPES = ['ipv4', 'ipv6', 'cidr', 'domain', 'url', 'email', 'md5', 'sha1', 'sha256', 'sha512', 'user-agent', 'stix-pattern'] as const;
 export const TLPS = ['clear', 'green', 'amber', 'amber+strict', 'red'] as const;
 export const DEFAULT_INTERVAL = 3600;
 
@@ -19,8 +20,9 @@ export type FeedAuth = Static<typeof Auth>;
 const fields = {
   name: Type.String({ minLength: 1, maxLength: 200, description: 'Name, 1-200 characters.' }),
   url: Type.String({ minLength: 1, maxLength: 2048, description: 'http(s) URL of the bundle or list. Its host must be, and resolve only to, public addresses (as a webhook\'s), unless THREATMON_WEBHOOK_ALLOW_PRIVATE=true.' }),
-  column: Type.Union([Type.String({ minLength: 1, maxLength: 100 }), Type.Integer({ minimum: 1, maximum: 1000 })], { description: 'csv only: the column holding the value, a header name or a number from 1; without it every line is one value.' }),
-  type: Type.Enum(IOC_TYPES.filter((t) => (INDICATOR_TYPES as readonly string[]).includes(t)), { type: 'string', description: 'csv only: the type of every value; without it each value\'s type is told from its shape.' }),
+  column: Type.Union([Type.String({ minLength: 1, maxLength: 100 }), Type.Integer({ minimum: 1, maximum: 1000 })], { description: 'csv (and misp in its csv format) only: the column holding the value, a header name or a number from 1; without it every line is one value.' }),
+  type: Type.Enum(IOC_TYPES.filter((t) => (INDICATOR_TYPES as readonly string[]).includes(t)), { type: 'string', description: 'csv (and misp in its csv format) only: the type of every value; without it each value\'s type is told from its shape.' }),
+  format: Type.Enum(MISP_FORMATS, { type: 'string', description: 'misp only: `misp` (default), a MISP feed directory (manifest.json and one JSON per event), pulled by the manifest\'s timestamps; `csv`, MISP\'s CSV feed format (as a csv feed, with column and type); `freetext`, MISP\'s freetext format (indicators found in any text).' }),
   collections: Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { maxItems: 50, uniqueItems: true, description: 'taxii2 only: the collections to pull, by id or title; empty or absent: every collection the server lets it read.' }),
   auth: Type.Union([Auth, Type.Null()]),
   interval_seconds: Type.Integer({ minimum: 60, maximum: 7 * 24 * 3600, description: 'Seconds between pulls (60 s to 7 days; default 3600).' }),
@@ -30,11 +32,12 @@ const fields = {
 export const FeedCreateSchema = Type.Object(
   {
     name: fields.name,
-    kind: Type.Enum(FEED_KINDS, { type: 'string', description: '`taxii2`: a TAXII 2.1 server (its discovery URL or an API root) and its collections; `stix`: a STIX 2.1 bundle at the URL; `csv`: an indicator list (one value per line, or CSV with `column`), as abuse.ch publishes them.' }),
+    kind: Type.Enum(FEED_KINDS, { type: 'string', description: '`taxii2`: a TAXII 2.1 server (its discovery URL or an API root) and its collections; `stix`: a STIX 2.1 bundle at the URL; `misp`: a MISP feed (see format); `csv`: an indicator list (one value per line, or CSV with `column`), as abuse.ch publishes them.' }),
     url: fields.url,
     collections: Type.Optional(fields.collections),
     column: Type.Optional(fields.column),
     type: Type.Optional(fields.type),
+    format: Type.Optional(fields.format),
     auth: Type.Optional(fields.auth),
     interval_seconds: Type.Optional(fields.interval_seconds),
     is_active: Type.Optional(fields.is_active),
@@ -44,7 +47,7 @@ export const FeedCreateSchema = Type.Object(
 export type FeedCreate = Static<typeof FeedCreateSchema>;
 
 export const FeedPatchSchema = Type.Object(
-  { name: Type.Optional(fields.name), url: Type.Optional(fields.url), collections: Type.Optional(fields.collections), column: Type.Optional(Type.Union([fields.column, Type.Null()])), type: Type.Optional(Type.Union([fields.type, Type.Null()])), auth: Type.Optional(fields.auth), interval_seconds: Type.Optional(fields.interval_seconds), is_active: Type.Optional(fields.is_active) },
+  { name: Type.Optional(fields.name), url: Type.Optional(fields.url), collections: Type.Optional(fields.collections), column: Type.Optional(Type.Union([fields.column, Type.Null()])), type: Type.Optional(Type.Union([fields.type, Type.Null()])), format: Type.Optional(fields.format), auth: Type.Optional(fields.auth), interval_seconds: Type.Optional(fields.interval_seconds), is_active: Type.Optional(fields.is_active) },
   { additionalProperties: false },
 );
 export type FeedPatch = Static<typeof FeedPatchSchema>;
@@ -59,6 +62,7 @@ export const FeedSchema = Type.Object({
   collections: Type.Array(Type.String(), { description: 'taxii2: the collections it pulls, by id or title (empty: every readable one).' }),
   column: Type.Union([Type.String(), Type.Integer(), Type.Null()]),
   type: Type.Union([Type.String(), Type.Null()]),
+  format: Type.Union([Type.Enum(MISP_FORMATS, { type: 'string' }), Type.Null()], { description: 'misp: its format; null for other kinds.' }),
   auth: Type.Union([Type.Object({}, { additionalProperties: true, description: 'In the create answer: as given. In reads: `{type}` and a basic username; secrets as "****".' }), Type.Null()]),
   interval_seconds: Type.Integer(),
   is_active: Type.Boolean(),
@@ -81,7 +85,7 @@ export type FeedOut = Static<typeof FeedSchema>;
 
 export const IndicatorSchema = Type.Object({
   id: Type.String({ format: 'uuid' }),
-  type: Type.Enum(INDICATOR_TYPES, { type: 'string', description: 'The value\'s type; `stix-pattern`: a pattern of more than one comparison, kept whole.' }),
+  type: Type.Enum(INDICATOR_TYPES, { type: 'string', description: 'The value\'s type; `user-agent`: a STIX pattern on the HTTP request extension\'s User-Agent header; `stix-pattern`: a pattern of more than one comparison, kept whole.' }),
   value: Type.String({ description: 'Normalised as an IOC of its type is (lower-case hashes and domains, canonical addresses).' }),
   name: Type.Union([Type.String(), Type.Null()]),
   stix_id: Type.Union([Type.String(), Type.Null()]),
@@ -107,3 +111,40 @@ export const IndicatorPatchSchema = Type.Object(
 export type IndicatorPatch = Static<typeof IndicatorPatchSchema>;
 
 export const SyncSchema = Type.Object({ status: Type.Literal('queued'), next_pull_at: Type.String({ format: 'date-time' }) });
+
+/** An indicator naming what was seen, as an exposure, a leak record or an event carries it. */
+export const IndicatorMatchSchema = Type.Object(
+  {
+    indicator: Type.String({ format: 'uuid', description: 'The indicator (GET /indicators/<id>/).' }),
+    type: Type.String({ description: 'Its type.' }),
+    value: Type.String({ description: 'Its value.' }),
+    field: Type.Enum(['ip', 'url', 'host', 'user_agent'], { type: 'string', description: 'What it named: the address, the URL, the URL\'s host (a domain indicator names its subdomains; an address indicator an address host), the user agent.' }),
+    feeds: Type.Array(Type.Object({ id: Type.String({ format: 'uuid' }), name: Type.String() }), { description: 'The feeds that gave it.' }),
+    confidence: Type.Union([Type.Integer({ minimum: 0, maximum: 100 }), Type.Null()]),
+    tlp: Type.Union([Type.Enum(TLPS, { type: 'string' }), Type.Null()]),
+  },
+  { title: 'IndicatorMatch' },
+);
+export type IndicatorMatchOut = Static<typeof IndicatorMatchSchema>;
+
+export const IndicatorMatchedSchema = Type.Object(
+  {
+    match: IndicatorMatchSchema,
+    seen_in: Type.Enum(['tracking_token', 'leak_record'], { type: 'string', description: 'tracking_token: a hit of one of the organization\'s tokens; leak_record: an ingested leak record (its URL, host or IP).' }),
+    severity: Type.Enum(['low', 'medium', 'high', 'critical'], { type: 'string', description: 'tracking_token: the exposure\'s (critical: a match raises it from high); leak_record: the record\'s.' }),
+    tracking_token: Type.Union([Type.String({ format: 'uuid' }), Type.Null()], { description: 'tracking_token: the token.' }),
+    exposure: Type.Union([Type.String({ format: 'uuid' }), Type.Null()], { description: 'tracking_token: the exposure (its timeline entry).' }),
+    leak_record: Type.Union([Type.String({ format: 'uuid' }), Type.Null()], { description: 'leak_record: the record.' }),
+    leak_source: Type.Union([Type.Object({ id: Type.String({ format: 'uuid' }), name: Type.String() }), Type.Null()], { description: 'leak_record: its source.' }),
+    occurred_at: Type.String({ format: 'date-time', description: 'When it was seen (the hit, or the ingest).' }),
+  },
+  { title: 'IndicatorMatched', description: 'A TLP:RED indicator\'s match is never an event: it stays in threatmon (the timeline, search and alerts show it to the organization).' },
+);
+export type IndicatorMatchedOut = Static<typeof IndicatorMatchedSchema>;
+
+// What this module's events carry (see EventPayloads in the events module).
+declare module '../events/index.js' {
+  interface EventPayloads {
+    'indicator.matched': IndicatorMatchedOut;
+  }
+}

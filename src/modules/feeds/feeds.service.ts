@@ -4,16 +4,21 @@ import type { DB } from '../../db/schema.js';
 import type { AppDeps } from '../../deps.js';
 import { notFound, validation } from '../../errors.js';
 import { type AuditLog, diff } from '../audit/index.js';
-import type { IocIntel } from '../hooks.js';
+import { mayLeave } from '../../domain/stix.js';
+import type { NewEvent, Outbox } from '../events/index.js';
+import type { IndicatorMatch, InsertedRecord, IocIntel, Observed } from '../hooks.js';
 import type { Principal } from '../identity/index.js';
 import { destinationUrl } from '../webhooks/index.js';
 import { feedListing, indicatorListing } from './feeds.lists.js';
 import { type FeedRow, type IndicatorRow, maskAuth, presentFeed, presentIndicator } from './feeds.presenters.js';
 import { FeedPuller } from './feeds.pull.js';
 import type { FeedsRepository } from './feeds.repository.js';
-import { DEFAULT_INTERVAL, type FeedCreate, type FeedOut, type FeedPatch, type IndicatorOut, type IndicatorPatch } from './feeds.schemas.js';
+import { matchIndicators } from './feeds.match.js';
+import { DEFAULT_INTERVAL, type IndicatorMatchOut, type FeedCreate, type FeedOut, type FeedPatch, type IndicatorOut, type IndicatorPatch } from './feeds.schemas.js';
 
 type Ctx = { p: Principal; ip: string };
+/** The kind-specific fields, kept in a feed's options. */
+const OPTIONS = ['column', 'type', 'collections', 'format'] as const;
 
 /**
  * Feeds of an organization (here), pulled in the background (`puller`: feeds.pull.ts), and the
@@ -26,6 +31,7 @@ export class FeedsService {
     private readonly deps: Pick<AppDeps, 'database' | 'clock' | 'newId' | 'config'>,
     private readonly repo: FeedsRepository,
     private readonly audit: AuditLog,
+    private readonly outbox: Outbox,
   ) {
     this.puller = new FeedPuller(deps, repo);
   }
@@ -39,10 +45,10 @@ export class FeedsService {
   }
 
   /** A kind's own fields given to another kind are refused (400), not ignored. */
-  private checkOptions(kind: string, options: { column?: unknown; type?: unknown; collections?: unknown }) {
-    const own: Record<string, string> = { column: 'csv', type: 'csv', collections: 'taxii2' };
-    const wrong = (['column', 'type', 'collections'] as const).filter((f) => options[f] !== undefined && options[f] !== null && own[f] !== kind);
-    if (wrong.length) throw validation(wrong.map((field) => ({ field, message: `is for ${own[field]} feeds only` })));
+  private checkOptions(kind: string, options: { column?: unknown; type?: unknown; collections?: unknown; format?: unknown }) {
+    const own: Record<(typeof OPTIONS)[number], string[]> = { column: ['csv', 'misp'], type: ['csv', 'misp'], collections: ['taxii2'], format: ['misp'] };
+    const wrong = OPTIONS.filter((f) => options[f] !== undefined && options[f] !== null && !own[f].includes(kind));
+    if (wrong.length) throw validation(wrong.map((field) => ({ field, message: `is for ${own[field].join(' and ')} feeds only` })));
   }
 
   list(p: Principal, params: ListParams): Promise<ListResult<FeedOut>> {
@@ -61,7 +67,7 @@ export class FeedsService {
     const url = await destinationUrl(body.url, this.deps.config.allowPrivateDestinations, 'url');
     const at = this.now();
     const id = this.deps.newId();
-    const options = { ...(body.column !== undefined && { column: body.column }), ...(body.type !== undefined && { type: body.type }), ...(body.collections !== undefined && { collections: body.collections }) };
+    const options = Object.fromEntries(OPTIONS.filter((f) => body[f] !== undefined).map((f) => [f, body[f]]));
     const row = await this.db.transaction().execute(async (trx) => {
       await this.repo.insertFeed(trx, {
         id,
@@ -105,7 +111,7 @@ export class FeedsService {
       const changes = diff(before, after, ['auth']);
       if (Object.keys(changes).length === 0) return row;
       const options = JSON.parse(row.options) as Record<string, unknown>;
-      for (const f of ['column', 'type', 'collections'] as const) {
+      for (const f of OPTIONS) {
         if (patch[f] === null) delete options[f];
         else if (patch[f] !== undefined) options[f] = patch[f];
       }
@@ -158,6 +164,33 @@ export class FeedsService {
       else out.set(key, [intel]);
     }
     return out;
+  }
+
+  /** The indicators.match hook: the organization's live indicators naming each observation. */
+  async match(db: Kysely<DB>, orgId: string, observed: readonly Observed[]): Promise<IndicatorMatch[][]> {
+    const found = await matchIndicators(db, this.repo, orgId, observed, this.now());
+    return found.map((list) => list.map(({ organization_id: _, ...m }) => m));
+  }
+
+  /**
+   * The leaks.ingested hook: each new record whose address or URL (`extra.url`, a stealer log's) an
+   * organization's indicator names is an `indicator.matched` event of that organization, in the
+   * batch's transaction (a TLP:RED indicator's match is none: it never leaves).
+   */
+  async onIngested(trx: Kysely<DB>, records: InsertedRecord[], source: { id: string; name: string }): Promise<{ alerts: number; exposures: number }> {
+    const seen = records.filter((r) => r.ip || r.extra.url);
+    if (!seen.length) return { alerts: 0, exposures: 0 };
+    const found = await matchIndicators(trx, this.repo, null, seen.map((r) => ({ ip: r.ip, url: r.extra.url ?? null })), this.now());
+    const at = this.now();
+    const events: NewEvent[] = [];
+    found.forEach((matches, i) => {
+      const record = seen[i]!;
+      for (const { organization_id, ...match } of matches.filter(mayLeave)) {
+        events.push({ organizationId: organization_id, type: 'indicator.matched', data: { match: match as IndicatorMatchOut, seen_in: 'leak_record', severity: record.severity, tracking_token: null, exposure: null, leak_record: record.id, leak_source: source, occurred_at: at } });
+      }
+    });
+    await this.outbox.record(trx, events);
+    return { alerts: 0, exposures: 0 };
   }
 
   private async present(rows: IndicatorRow[]): Promise<IndicatorOut[]> {

@@ -69,7 +69,7 @@ export const leaksRoutes: FastifyPluginAsyncTypebox<{ leaks: LeaksService }> = a
   app.get(
     '/leaks/records/:id/',
     { schema: { tags, summary: 'One leak record', description: 'One record of the corpus, as the search shows it: the password masked, never in plaintext.', params: IdParams, response: { 200: LeakRecordSchema, ...errorResponses(401, 404) } } },
-    async (request, reply) => sendJson(reply, await leaks.getRecord(request.params.id)),
+    async (request, reply) => sendJson(reply, await leaks.getRecord(request.params.id, principalOf(request).organization.id)),
   );
 
   app.get(

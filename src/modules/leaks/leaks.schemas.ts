@@ -1,4 +1,5 @@
 import { type Static, Type } from 'typebox';
+import { IndicatorMatchSchema } from '../feeds/index.js';
 import { DATA_CLASSES, SEVERITIES } from '../../domain/leak-record.js';
 import { Nullable, Timestamp, Uuid } from '../../http/schemas.js';
 
@@ -95,6 +96,9 @@ export const LeakRecordSchema = Type.Object(
     extra: Type.Object({}, { additionalProperties: Type.String(), description: 'Other leaked fields, as strings.' }),
     leaked_at: Nullable(Timestamp('When it leaked.'), 'When the record leaked, or null.'),
     created_at: Timestamp('When it was ingested.'),
+    indicator_matches: Type.Optional(
+      Type.Array(IndicatorMatchSchema, { description: 'Only when the reading organization\'s live indicators (section 7b) name the record\'s ip, its `extra.url` (a stealer log\'s) or that URL\'s host: which, and what they say. Absent otherwise.' }),
+    ),
   },
   { title: 'LeakRecord' },
 );

@@ -8,6 +8,7 @@ import { normaliseDomain } from '../../domain/ioc.js';
 import type { ListParams, ListResult } from '../../db/listing.js';
 import { type AuditLog, diff } from '../audit/index.js';
 import type { Principal } from '../identity/index.js';
+import { markRecords } from '../indicator-marks.js';
 import type { AppHookRegistry } from '../hooks.js';
 import { LeakAccounts } from './leaks.accounts.js';
 import { type BulkLoads, SqliteBulkLoads } from './leaks.bulk-load.js';
@@ -193,8 +194,9 @@ export class LeaksService {
   // --- search, records, statistics ---
 
   /** A search, for `orgId` (on a read replica when there is one that has that organization's own writes: see onReplica). */
-  search(params: ListParams, orgId?: string): Promise<ListResult<string>> {
-    return this.onReplica(orgId, () => this.searches.search(params));
+  async search(params: ListParams, orgId?: string): Promise<ListResult<string>> {
+    const page = await this.onReplica(orgId, () => this.searches.search(params));
+    return orgId === undefined ? page : { ...page, results: await markRecords(this.hooks, this.db, orgId, page.results) };
   }
 
   /**
@@ -220,10 +222,10 @@ export class LeaksService {
   }
 
   /** One record's JSON text. */
-  async getRecord(id: string): Promise<string> {
+  async getRecord(id: string, orgId?: string): Promise<string> {
     const json = await this.repo.recordJson(id);
     if (json === undefined) throw notFound('No such leak record.');
-    return json;
+    return orgId === undefined ? json : (await markRecords(this.hooks, this.db, orgId, [json]))[0]!;
   }
 
   /** Have I Been Pwned's range answer (see LeaksRepository.passwordRange). */

@@ -23,7 +23,7 @@ export type { ScanOptions };
 export function createMonitoringModule(
   ctx: Pick<AppDeps, 'database' | 'clock' | 'newId'> & { audit: AuditLog; hooks: AppHookRegistry; incidents: IncidentsService; outbox: Outbox; scans?: ScanOptions },
 ) {
-  const service = new MonitoringService(ctx, new MonitoringRepository(ctx.database.dialect), ctx.audit, ctx.incidents, ctx.outbox, ctx.scans);
+  const service = new MonitoringService(ctx, new MonitoringRepository(ctx.database.dialect), ctx.audit, ctx.incidents, ctx.outbox, ctx.scans, ctx.hooks);
   // The alert counts' delta rows folded into one per key, so that a count reads a few rows (see migration 0018).
   const folding: JobLoop = new JobLoop(() => service.foldAlertCounts(() => folding.stopping), 'alert counts: folding failed', { pollMs: 5_000 });
   ctx.hooks.on('organizations.usage', async (db, orgId, key) => (key === 'monitors' ? service.countMonitors(db, orgId) : undefined));

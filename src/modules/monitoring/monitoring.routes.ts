@@ -226,7 +226,7 @@ export const monitoringRoutes: FastifyPluginAsyncTypebox<{ monitoring: Monitorin
     async (request, reply) => {
       const row = await monitoring.getAlert(principalOf(request), request.params.id);
       if (notModified(request, reply, row.version)) return reply;
-      return presentAlert(row);
+      return monitoring.presentMarked(principalOf(request), row);
     },
   );
 

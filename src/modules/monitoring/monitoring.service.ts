@@ -6,7 +6,6 @@ import { conflict, notFound, validation } from '../../http/errors.js';
 import { filterValues, type ListParams, type ListResult, onlyParams } from '../../db/listing.js';
 import { type AuditLog, diff } from '../audit/index.js';
 import type { Principal } from '../identity/index.js';
-import type { InsertedRecord } from '../hooks.js';
 import type { IncidentsService, Severity } from '../incidents/index.js';
 import type { Outbox } from '../events/index.js';
 import { alertSeverity, type Match, MonitorIndex } from './monitoring.matcher.js';
@@ -14,8 +13,10 @@ import { type AlertRow, FOLD_KEYS, type MonitoringRepository, type MonitorWithFi
 import { MonitorScans, type ScanOptions } from './monitoring.scans.js';
 import { alertListing, monitorListing } from './monitoring.lists.js';
 import { ScansRepository } from './monitoring.scans.repository.js';
-import { ALERT_STATUSES, type AlertPatch, MONITOR_STATUSES, type MonitorCreate, type MonitorOut, type MonitorPatch, SEVERITIES } from './monitoring.schemas.js';
+import { ALERT_STATUSES, type AlertPatch, MONITOR_STATUSES, type AlertOut, type MonitorCreate, type MonitorOut, type MonitorPatch, SEVERITIES } from './monitoring.schemas.js';
 import { presentAlert, presentMonitor } from './monitoring.presenters.js';
+import type { AppHookRegistry, InsertedRecord } from '../hooks.js';
+import { markRecords } from '../indicator-marks.js';
 
 type Ctx = { p: Principal; ip: string };
 
@@ -43,6 +44,8 @@ export class MonitoringService {
     private readonly incidents: IncidentsService,
     private readonly outbox: Outbox,
     scanOptions: ScanOptions = {},
+    /** Where the indicators that name an alert's record are asked (indicator-marks.ts). */
+    private readonly hooks?: AppHookRegistry,
   ) {
     this.scans = new MonitorScans(deps, new ScansRepository(), repo, outbox, (trx, matches) => this.writeAlerts(trx, matches), scanOptions);
   }
@@ -232,7 +235,15 @@ export class MonitoringService {
           if (monitorId) counted = counted.where('monitor_alerts.monitor_id', '=', monitorId);
           return Number((await alertListing.filter(counted, params, ctx).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
         };
-    return alertListing.page(filtered, params, (r: { json: string }) => r.json, count);
+    const page = await alertListing.page(filtered, params, (r: { json: string }) => r.json, count);
+    return this.hooks ? { ...page, results: await markRecords(this.hooks, this.db, org, page.results, 'leak_record') } : page;
+  }
+
+  /** An alert as the API shows it, its record marked with the indicators naming it (indicator-marks.ts). */
+  async presentMarked(p: Principal, row: AlertRow): Promise<AlertOut> {
+    const alert = presentAlert(row);
+    if (!this.hooks) return alert;
+    return JSON.parse((await markRecords(this.hooks, this.db, p.organization.id, [JSON.stringify(alert)], 'leak_record'))[0]!) as AlertOut;
   }
 
   async getAlert(p: Principal, id: string, db: Kysely<DB> = this.db): Promise<AlertRow> {

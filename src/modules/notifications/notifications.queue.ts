@@ -26,10 +26,13 @@ export function filterOf(channel: ChannelRow): (e: DomainEvent) => boolean {
     if (!events.has(e.type)) return false;
     const alert = e.type === 'alert.created' || e.type === 'alert.updated' ? e.data : null;
     const incident = e.type === 'incident.created' || e.type === 'incident.updated' ? e.data : null;
-    const severity = (alert ?? incident)?.severity;
+    const exposure = e.type === 'tracking_token.exposed' ? e.data : null;
+    const matched = e.type === 'indicator.matched' ? e.data : null;
+    const severity = (alert ?? incident ?? exposure ?? matched)?.severity;
     if (minRank !== null && severity && (RANK[severity] ?? -1) < minRank) return false;
     if (monitors.size && alert && !monitors.has(alert.monitor.id)) return false;
-    if (tokens.size && e.type === 'tracking_token.exposed' && !tokens.has(e.data.token)) return false;
+    if (tokens.size && exposure && !tokens.has(exposure.token)) return false;
+    if (tokens.size && matched?.tracking_token && !tokens.has(matched.tracking_token)) return false;
     return true;
   };
 }

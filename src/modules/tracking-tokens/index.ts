@@ -2,7 +2,7 @@ import type { AppDeps } from '../../deps.js';
 import { bind } from '../../http/routes.js';
 import type { AuditLog } from '../audit/index.js';
 import type { Outbox } from '../events/index.js';
-import type { AppHookRegistry } from '../hooks.js';
+import type { AppHookRegistry, IndicatorMatchHook } from '../hooks.js';
 import type { UsersService } from '../identity/index.js';
 import { TrackingTokensRepository } from './tracking-tokens.repository.js';
 import { trackingTokensRoutes } from './tracking-tokens.routes.js';
@@ -19,7 +19,9 @@ export { TrackingTokensService };
  * ingested leak data (leaks.ingested). Its count is a figure of /organization/usage/.
  */
 export function createTrackingTokensModule(ctx: Pick<AppDeps, 'database' | 'clock' | 'newId' | 'counters' | 'config'> & { audit: AuditLog; hooks: AppHookRegistry; outbox: Outbox; users: Pick<UsersService, 'usernameTaken'> }) {
-  const service = new TrackingTokensService(ctx, new TrackingTokensRepository(ctx.database.dialect), ctx.audit, ctx.outbox, ctx.users);
+  // Asked at each hit, not now: the feeds module subscribes after this one is made.
+  const indicators: IndicatorMatchHook = (db, orgId, observed) => ctx.hooks.of('indicators.match')[0]?.(db, orgId, observed) ?? Promise.resolve(observed.map(() => []));
+  const service = new TrackingTokensService(ctx, new TrackingTokensRepository(ctx.database.dialect), ctx.audit, ctx.outbox, ctx.users, indicators);
   ctx.hooks.on('organizations.usage', async (db, orgId, key) => (key === 'tracking_tokens' ? service.countTokens(db, orgId) : undefined));
   ctx.hooks.on('auth.loginAttempt', (username, client) => service.onLogin(username, client));
   ctx.hooks.on('auth.unknownBearer', (token, client) => service.onBearer(token, client));

@@ -14,5 +14,7 @@ export function presentExposure(r: ExposureRow): ExposureOut {
     path: r.path,
     leak_record: r.leak_record_id,
     leak_source: r.leak_source_id ? { id: r.leak_source_id, name: r.leak_source_name ?? '' } : null,
+    severity: r.indicator_matches === '[]' ? 'high' : 'critical',
+    indicator_matches: JSON.parse(r.indicator_matches) as ExposureOut['indicator_matches'],
   };
 }

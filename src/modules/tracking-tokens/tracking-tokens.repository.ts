@@ -64,6 +64,8 @@ function exposureJson(dialect: Dialect): RawBuilder<string> {
     ...(['source_ip', 'user_agent', 'referer', 'method', 'path'] as const).map((c): JsonField => ({ key: c, text: `${e}.${c}` })),
     { key: 'leak_record', text: `${e}.leak_record_id` },
     { key: 'leak_source', expr: sql<string>`(case when ${sql.ref(`${e}.leak_source_id`)} is null then 'null' else ${source} end)` },
+    { key: 'severity', expr: sql<string>`(case when ${sql.ref(`${e}.indicator_matches`)} = '[]' then '"high"' else '"critical"' end)` },
+    { key: 'indicator_matches', raw: `${e}.indicator_matches` },
   ]);
 }
 

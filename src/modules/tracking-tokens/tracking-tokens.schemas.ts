@@ -1,6 +1,7 @@
 import { type Static, Type } from 'typebox';
 import { Nullable, Timestamp, Uuid } from '../../http/schemas.js';
 import { USERNAME_PATTERN } from '../identity/index.js';
+import { IndicatorMatchSchema } from '../feeds/index.js';
 
 export const TOKEN_KINDS = ['web_bug', 'redirect', 'credential', 'api_key'] as const;
 export type TokenKind = (typeof TOKEN_KINDS)[number];
@@ -79,6 +80,8 @@ export const ExposureSchema = Type.Object(
     path: Nullable(Type.String({ description: 'Path.' }), 'Path and query requested (at most 1 KiB), or null for leak.'),
     leak_record: Nullable(Uuid('Leak record.'), 'leak: the record it was found in, else null.'),
     leak_source: Nullable(Type.Object({ id: Uuid('Source id.'), name: Type.String({ description: 'Source name.' }) }), 'leak: the record\'s source, else null.'),
+    severity: Type.Enum(['high', 'critical'], { type: 'string', description: 'high; critical when an indicator named it (one step up): a hit from a known-bad address is worse.' }),
+    indicator_matches: Type.Array(IndicatorMatchSchema, { description: 'The organization\'s live indicators (feeds, section 7b) that named its address, its Referer (as a URL, and its host) or its User-Agent when it happened. Events leave out TLP:RED ones.' }),
   },
   { title: 'Exposure' },
 );

@@ -11,13 +11,14 @@ import type { ListParams, ListResult } from '../../db/listing.js';
 import type { JobLog } from '../../runtime/jobs.js';
 import { type AuditLog, diff } from '../audit/index.js';
 import type { Principal } from '../identity/index.js';
-import type { Outbox } from '../events/index.js';
+import type { NewEvent, Outbox } from '../events/index.js';
 import type { UsersService } from '../identity/index.js';
-import type { InsertedRecord } from '../hooks.js';
+import type { IndicatorMatchHook, InsertedRecord } from '../hooks.js';
+import { mayLeave } from '../../domain/stix.js';
 import { LeakTokenIndex } from './tracking-tokens.matcher.js';
 import type { ExposureRow, NewExposure, TokenRow, TokenTarget, TrackingTokensRepository } from './tracking-tokens.repository.js';
 import { tokenListing, exposureListing } from './tracking-tokens.lists.js';
-import { CHANNELS, type TokenCreate, type TokenOut, type TokenPatch } from './tracking-tokens.schemas.js';
+import { CHANNELS, type ExposureOut, type TokenCreate, type TokenOut, type TokenPatch } from './tracking-tokens.schemas.js';
 import { presentExposure } from './tracking-tokens.presenters.js';
 
 type Ctx = { p: Principal; ip: string };
@@ -65,6 +66,22 @@ function ignoreList(entries: readonly string[]): string[] {
   return [...new Set(out)];
 }
 
+/**
+ * The events of an exposure: `tracking_token.exposed`, and an `indicator.matched` per indicator that
+ * named it. A TLP:RED indicator's match leaves in neither (the timeline keeps it).
+ */
+function exposureEvents(organizationId: string, exposure: ExposureOut): NewEvent[] {
+  const leaving = exposure.indicator_matches.filter(mayLeave);
+  return [
+    { organizationId, type: 'tracking_token.exposed', data: { ...exposure, indicator_matches: leaving } },
+    ...leaving.map((match): NewEvent => ({
+      organizationId,
+      type: 'indicator.matched',
+      data: { match, seen_in: 'tracking_token', severity: exposure.severity, tracking_token: exposure.token, exposure: exposure.id, leak_record: null, leak_source: null, occurred_at: exposure.occurred_at },
+    })),
+  ];
+}
+
 interface Hit {
   token: TokenTarget;
   channel: Channel;
@@ -90,6 +107,8 @@ export class TrackingTokensService {
     private readonly audit: AuditLog,
     private readonly outbox: Outbox,
     private readonly users: Pick<UsersService, 'usernameTaken'>,
+    /** The indicators naming what a hit came with (feeds answer it; none without them). */
+    private readonly indicators: IndicatorMatchHook,
   ) {}
 
   private get db() {
@@ -307,6 +326,7 @@ export class TrackingTokensService {
     const admitted = (await Promise.all(hits.map((hit) => this.admit(hit)))).filter((row) => row !== null);
     if (admitted.length === 0) return;
     await this.db.transaction().execute(async (trx) => {
+      await this.matchIndicators(trx, admitted);
       const recorded: NewExposure[] = [];
       for (const row of admitted) {
         // The database's own count holds the cap over any 60 s, whatever window the counters had.
@@ -315,11 +335,22 @@ export class TrackingTokensService {
         await this.repo.insertExposure(trx, row);
         recorded.push(row);
       }
-      await this.outbox.record(
-        trx,
-        recorded.map((row) => ({ organizationId: row.organization_id, type: 'tracking_token.exposed' as const, data: presentExposure(row as ExposureRow) })),
-      );
+      await this.outbox.record(trx, recorded.flatMap((row) => exposureEvents(row.organization_id, presentExposure(row as ExposureRow))));
     });
+  }
+
+  /** Each hit's indicator matches (its address, its Referer as a URL, its User-Agent), kept with its exposure. */
+  private async matchIndicators(trx: Kysely<DB>, rows: NewExposure[]): Promise<void> {
+    const byOrg = new Map<string, NewExposure[]>();
+    for (const row of rows) {
+      const list = byOrg.get(row.organization_id);
+      if (list) list.push(row);
+      else byOrg.set(row.organization_id, [row]);
+    }
+    for (const [orgId, list] of byOrg) {
+      const found = await this.indicators(trx, orgId, list.map((r) => ({ ip: r.source_ip, url: r.referer, user_agent: r.user_agent })));
+      list.forEach((row, i) => (row.indicator_matches = JSON.stringify(found[i] ?? [])));
+    }
   }
 
   /**
@@ -393,10 +424,7 @@ export class TrackingTokensService {
     const perToken = new Map<string, number>();
     for (const e of inserted) perToken.set(e.token_id, (perToken.get(e.token_id) ?? 0) + 1);
     for (const [tokenId, n] of perToken) await this.repo.addExposures(trx, tokenId, n, at);
-    await this.outbox.record(
-      trx,
-      inserted.map((e) => ({ organizationId: e.organization_id, type: 'tracking_token.exposed' as const, data: presentExposure(e) })),
-    );
+    await this.outbox.record(trx, inserted.flatMap((e) => exposureEvents(e.organization_id, presentExposure(e))));
     return { alerts: 0, exposures: inserted.length };
   }
 }

@@ -46,6 +46,8 @@ export interface TrackingTokenExposuresTable {
   leak_record_id: string | null;
   leak_source_id: string | null;
   leak_source_name: string | null;
+  /** JSON: the indicators that named its address, Referer or User-Agent when it happened. */
+  indicator_matches: Generated<string>;
 }
 
 // Its tables in the database type (db/schema.ts): each module adds its own.
