@@ -158,4 +158,19 @@ describe('indicators put to work: tracking-token hits, leak records, indicator.m
     expect(matched[0]).toMatchObject({ seen_in: 'leak_record', leak_source: { id: source.id, name: 'Stealer logs 11-29' }, tracking_token: null });
     expect((await t.db.selectFrom('events').select('id').where('type', '=', 'indicator.matched').where('organization_id', '=', other.org.id).execute()).length).toBe(0);
   });
+
+  it('takes an analyst\'s later word on a CIDR indicator at the next hit (the ranges kept in memory are read again)', async () => {
+    const token = json(await as(team, 'POST', '/api/v1/tracking-tokens/', { name: 'Range canary', kind: 'web_bug' }));
+    const path = new URL(token.trigger_url).pathname;
+    const timeline = async () => json(await as(team, 'GET', `/api/v1/tracking-tokens/${token.id}/timeline/?ordering=occurred_at`)).results as Array<Record<string, any>>;
+    await hit(path, '198.51.100.21');
+    await t.services.trackingTokens.settled();
+    expect((await timeline())[0].indicator_matches.map((m: any) => m.value)).toEqual(['198.51.100.0/24']);
+    const range = json(await as(team, 'GET', '/api/v1/indicators/?type=cidr')).results[0];
+    await as(team, 'PATCH', `/api/v1/indicators/${range.id}/`, { false_positive: true });
+    t.clock.advance(61);
+    await hit(path, '198.51.100.22');
+    await t.services.trackingTokens.settled();
+    expect((await timeline())[1]).toMatchObject({ source_ip: '198.51.100.22', severity: 'high', indicator_matches: [] });
+  });
 });

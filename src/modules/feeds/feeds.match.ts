@@ -13,6 +13,35 @@ const UA_MAX = 1024;
 /** More candidate values than this in one statement are asked in turns. */
 const CHUNK = 500;
 
+type CidrRow = Awaited<ReturnType<FeedsRepository['cidrIndicators']>>[number];
+
+/**
+ * Each organization's CIDR indicators, parsed, kept while their count and latest change stay the
+ * same: every address seen is tested against them all, and reading and parsing them for each hit
+ * cost more than the rest of a match.
+ */
+export class CidrRanges {
+  private readonly kept = new Map<string, { stamp: string; ranges: Array<{ row: CidrRow; range: [ipaddr.IPv4 | ipaddr.IPv6, number] }> }>();
+
+  async of(db: Kysely<DB>, repo: FeedsRepository, orgId: string | null) {
+    const key = orgId ?? '*';
+    const stamp = await repo.cidrStamp(db, orgId);
+    const kept = this.kept.get(key);
+    if (kept?.stamp === stamp) return kept.ranges;
+    const ranges: Array<{ row: CidrRow; range: [ipaddr.IPv4 | ipaddr.IPv6, number] }> = [];
+    for (const row of await repo.cidrIndicators(db, orgId)) {
+      try {
+        ranges.push({ row, range: ipaddr.parseCIDR(row.value) });
+      } catch {
+        // Stored normalised: never here.
+      }
+    }
+    if (this.kept.size >= 1000) this.kept.clear();
+    this.kept.set(key, { stamp, ranges });
+    return ranges;
+  }
+}
+
 interface Wanted {
   /** `type \u0000 value` -> the observations (index, field) that would be named by it. */
   exact: Map<string, Array<{ at: number; field: IndicatorMatch['field'] }>>;
@@ -64,7 +93,7 @@ function wantedOf(observed: readonly Observed[]): Wanted {
  * indicator of it or of a parent domain), a user agent (exactly). Of one organization, or of every
  * organization (`orgId` null: ingested leak records are everyone's).
  */
-export async function matchIndicators(db: Kysely<DB>, repo: FeedsRepository, orgId: string | null, observed: readonly Observed[], now: string): Promise<OrgMatch[][]> {
+export async function matchIndicators(db: Kysely<DB>, repo: FeedsRepository, orgId: string | null, observed: readonly Observed[], now: string, cidrs: CidrRanges = new CidrRanges()): Promise<OrgMatch[][]> {
   const out: OrgMatch[][] = observed.map(() => []);
   const { exact, ips } = wantedOf(observed);
   if (exact.size === 0) return out;
@@ -75,7 +104,7 @@ export async function matchIndicators(db: Kysely<DB>, repo: FeedsRepository, org
     if (list) list.push(value);
     else byType.set(type, [value]);
   }
-  const found: Array<{ row: Awaited<ReturnType<FeedsRepository['liveIndicators']>>[number]; at: number; field: IndicatorMatch['field'] }> = [];
+  const found: Array<{ row: Omit<CidrRow, 'valid_until'>; at: number; field: IndicatorMatch['field'] }> = [];
   for (const [type, values] of byType) {
     for (let i = 0; i < values.length; i += CHUNK) {
       for (const row of await repo.liveIndicators(db, orgId, type, values.slice(i, i + CHUNK), now)) {
@@ -84,13 +113,8 @@ export async function matchIndicators(db: Kysely<DB>, repo: FeedsRepository, org
     }
   }
   if (ips.length) {
-    for (const row of await repo.liveIndicators(db, orgId, 'cidr', null, now)) {
-      let range: [ipaddr.IPv4 | ipaddr.IPv6, number];
-      try {
-        range = ipaddr.parseCIDR(row.value);
-      } catch {
-        continue;
-      }
+    for (const { row, range } of await cidrs.of(db, repo, orgId)) {
+      if (row.valid_until !== null && row.valid_until <= now) continue;
       for (const { at, addr } of ips) if (addr.kind() === range[0].kind() && addr.match(range)) found.push({ row, at, field: 'ip' });
     }
   }

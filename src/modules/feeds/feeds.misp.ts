@@ -1,6 +1,6 @@
 import { parse as parseDomain } from 'tldts';
 import { type IocType, normaliseIoc, refang } from '../../domain/ioc.js';
-import { type Candidate, FeedProblem, guessType, MAX_EXAMPLES, type Read } from './feeds.read.js';
+import { FeedProblem, guessType, type Read, Reading } from './feeds.read.js';
 import type { Get } from './feeds.taxii.js';
 
 /** What a MISP feed pull read: the changed events' indicators up to the last good event, and each event's timestamp taken. */
@@ -61,17 +61,10 @@ function normalised(type: IocType | 'user-agent', raw: string): { ok: true; type
   return n.ok ? { ok: true, type: actual === 'ipv6' || actual === 'cidr' ? actual : type, value: n.value } : n;
 }
 
-class MispReading implements MispRead {
-  objects = 0;
-  candidates: Candidate[] = [];
-  rejected = 0;
-  examples: string[] = [];
+class MispReading extends Reading implements MispRead {
   stopped: string | null = null;
-  constructor(public cursor: Record<string, string>) {}
-
-  reject(what: string) {
-    this.rejected++;
-    if (this.examples.length < MAX_EXAMPLES) this.examples.push(what.slice(0, 300));
+  constructor(public cursor: Record<string, string>) {
+    super();
   }
 
   /** A MISP event's attributes (its own and its objects'), each with to_ids an indicator; a deleted one revoked. */
@@ -167,7 +160,7 @@ const SEPARATORS = /[\s,;"'<>()[\]{}|]+/;
  * known public suffix. Other words are prose, neither indicators nor rejects.
  */
 export function readFreetext(body: Buffer, maxObjects: number): Read {
-  const out: Read = { objects: 0, candidates: [], rejected: 0, examples: [] };
+  const out = new Reading();
   const seen = new Set<string>();
   for (const word of body.toString('utf8').replace(/\[\.\]/g, '.').replace(/hxxp/gi, 'http').split(SEPARATORS)) {
     const token = refang(word.replace(/^[.:]+|[.:]+$/g, ''));

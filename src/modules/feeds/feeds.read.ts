@@ -43,7 +43,7 @@ const TLP_BY_ID = new Map<string, string>([
 const TLP_ORDER = ['clear', 'green', 'amber', 'amber+strict', 'red'];
 
 /** A document being read: its indicators, and its rejects with the first examples. */
-class Reading implements Read {
+export class Reading implements Read {
   objects = 0;
   candidates: Candidate[] = [];
   rejected = 0;

@@ -101,6 +101,29 @@ export class FeedsRepository {
     return q.execute();
   }
 
+  /** The CIDR indicators not revoked nor false positives (of one organization, or all: null), with when each stops being valid. */
+  cidrIndicators(db: Kysely<DB>, orgId: string | null) {
+    let q = db
+      .selectFrom('indicators')
+      .select(['id', 'organization_id', 'type', 'value', 'confidence', 'tlp', 'valid_until'])
+      .where('type', '=', 'cidr')
+      .where('revoked', '=', false)
+      .where('false_positive', '=', false);
+    if (orgId !== null) q = q.where('organization_id', '=', orgId);
+    return q.execute();
+  }
+
+  /** What changes when a CIDR indicator is added or changed: their count and the sum of their versions (each change adds one). */
+  async cidrStamp(db: Kysely<DB>, orgId: string | null): Promise<string> {
+    let q = db
+      .selectFrom('indicators')
+      .select((eb) => [eb.fn.countAll().as('n'), eb.fn.sum('version').as('at')])
+      .where('type', '=', 'cidr');
+    if (orgId !== null) q = q.where('organization_id', '=', orgId);
+    const row = await q.executeTakeFirstOrThrow();
+    return `${String(row.n)} ${String(row.at)}`;
+  }
+
   async insertIndicators(db: Kysely<DB>, rows: Array<Insertable<IndicatorsTable>>): Promise<void> {
     if (rows.length) await db.insertInto('indicators').values(rows).execute();
   }

@@ -13,7 +13,7 @@ import { feedListing, indicatorListing } from './feeds.lists.js';
 import { type FeedRow, type IndicatorRow, maskAuth, presentFeed, presentIndicator } from './feeds.presenters.js';
 import { FeedPuller } from './feeds.pull.js';
 import type { FeedsRepository } from './feeds.repository.js';
-import { matchIndicators } from './feeds.match.js';
+import { CidrRanges, matchIndicators } from './feeds.match.js';
 import { DEFAULT_INTERVAL, type IndicatorMatchOut, type FeedCreate, type FeedOut, type FeedPatch, type IndicatorOut, type IndicatorPatch } from './feeds.schemas.js';
 
 type Ctx = { p: Principal; ip: string };
@@ -26,6 +26,7 @@ const OPTIONS = ['column', 'type', 'collections', 'format'] as const;
  */
 export class FeedsService {
   readonly puller: FeedPuller;
+  private readonly cidrs = new CidrRanges();
 
   constructor(
     private readonly deps: Pick<AppDeps, 'database' | 'clock' | 'newId' | 'config'>,
@@ -168,7 +169,7 @@ export class FeedsService {
 
   /** The indicators.match hook: the organization's live indicators naming each observation. */
   async match(db: Kysely<DB>, orgId: string, observed: readonly Observed[]): Promise<IndicatorMatch[][]> {
-    const found = await matchIndicators(db, this.repo, orgId, observed, this.now());
+    const found = await matchIndicators(db, this.repo, orgId, observed, this.now(), this.cidrs);
     return found.map((list) => list.map(({ organization_id: _, ...m }) => m));
   }
 
@@ -180,7 +181,7 @@ export class FeedsService {
   async onIngested(trx: Kysely<DB>, records: InsertedRecord[], source: { id: string; name: string }): Promise<{ alerts: number; exposures: number }> {
     const seen = records.filter((r) => r.ip || r.extra.url);
     if (!seen.length) return { alerts: 0, exposures: 0 };
-    const found = await matchIndicators(trx, this.repo, null, seen.map((r) => ({ ip: r.ip, url: r.extra.url ?? null })), this.now());
+    const found = await matchIndicators(trx, this.repo, null, seen.map((r) => ({ ip: r.ip, url: r.extra.url ?? null })), this.now(), this.cidrs);
     const at = this.now();
     const events: NewEvent[] = [];
     found.forEach((matches, i) => {
