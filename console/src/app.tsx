@@ -15,11 +15,13 @@ import { IncidentDetail } from './pages/incident-detail';
 import { Tokens } from './pages/tokens';
 import { TokenDetail } from './pages/token-detail';
 import { Sources } from './pages/sources';
+import { Feeds } from './pages/feeds';
 import { Integrations } from './pages/integrations';
 import { Admin } from './pages/admin';
 import { Account } from './pages/account';
 
-const NAV: Array<{ to: string; text: string; admin?: boolean }> = [
+/** The menu; `role`: the least role that may open the page (the others do not see it). */
+const NAV: Array<{ to: string; text: string; role?: 'analyst' | 'admin' }> = [
   { to: PAGES.overview, text: 'Overview' },
   { to: PAGES.alerts, text: 'Alerts' },
   { to: PAGES.leaks, text: 'Leak search' },
@@ -27,8 +29,9 @@ const NAV: Array<{ to: string; text: string; admin?: boolean }> = [
   { to: PAGES.incidents, text: 'Incidents' },
   { to: PAGES.tokens, text: 'Tracking tokens' },
   { to: PAGES.sources, text: 'Sources' },
+  { to: PAGES.feeds, text: 'Feeds', role: 'analyst' },
   { to: PAGES.integrations, text: 'Integrations' },
-  { to: PAGES.admin, text: 'Administration', admin: true },
+  { to: PAGES.admin, text: 'Administration', role: 'admin' },
 ];
 
 /** A banner while the server cannot be reached; it goes by itself when the server answers again. */
@@ -73,7 +76,7 @@ function Shell({ children }: { children: ReactNode }) {
       </header>
       <nav id="nav" className={open ? 'side open' : 'side'} aria-label="Sections">
         <ul>
-          {NAV.filter((n) => !n.admin || can(me, 'admin')).map((n) => (
+          {NAV.filter((n) => !n.role || can(me, n.role)).map((n) => (
             <li key={n.to}>
               <Link href={n.to} aria-current={current(n.to) ? 'page' : undefined}>
                 {n.text}
@@ -108,6 +111,7 @@ function Guarded() {
         <Route path={PAGES.tokens} component={Tokens} />
         <Route path={PAGES.token}>{(p) => <TokenDetail id={p.id} />}</Route>
         <Route path={PAGES.sources} component={Sources} />
+        <Route path={PAGES.feeds} component={Feeds} />
         <Route path={PAGES.integrations} component={Integrations} />
         <Route path={PAGES.admin} component={Admin} />
         <Route path={PAGES.account} component={Account} />

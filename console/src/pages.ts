@@ -13,6 +13,7 @@ export const PAGES = {
   tokens: '/tokens/',
   token: '/tokens/:id/',
   sources: '/sources/',
+  feeds: '/feeds/',
   integrations: '/integrations/',
   admin: '/admin/',
 } as const;

@@ -27,6 +27,7 @@ export const CONSOLE_PAGES = [
   '/tokens/',
   '/tokens/:id/',
   '/sources/',
+  '/feeds/',
   '/integrations/',
   '/admin/',
 ] as const;

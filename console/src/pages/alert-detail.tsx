@@ -138,6 +138,20 @@ export function AlertDetail({ id }: { id: string }) {
                 </div>
               ))}
             </dl>
+            {a.leak_record.indicator_matches && (
+              <div className="notice" role="note">
+                <strong>Named by your indicators:</strong>
+                <ul>
+                  {a.leak_record.indicator_matches.map((m) => (
+                    <li key={`${m.indicator}-${m.field}`}>
+                      its {m.field.replace('_', ' ')} by {m.type} <code>{m.value}</code> from {m.feeds.map((f) => f.name).join(', ') || 'no feed'}
+                      {m.confidence === null ? '' : `, confidence ${m.confidence}`}
+                      {m.tlp ? `, TLP:${m.tlp.toUpperCase()}` : ''}
+                    </li>
+                  ))}
+                </ul>
+              </div>
+            )}
             <h2>Source</h2>
             <LoadState loading={source.loading && !source.data} error={source.error} what="the source" />
             {source.data && (

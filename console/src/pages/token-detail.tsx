@@ -20,6 +20,12 @@ const columns = [
   col.accessor('source_ip', { header: 'From' }),
   col.accessor('user_agent', { header: 'User agent' }),
   col.accessor((e) => e.leak_source?.name ?? e.referer ?? '', { id: 'where', header: 'Where' }),
+  col.accessor('severity', { header: 'Severity', cell: (c) => <Badge value={c.getValue()} kind="severity" /> }),
+  col.accessor((e) => e.indicator_matches.map((m) => `${m.field}: ${m.type} ${m.value} (${m.feeds.map((f) => f.name).join(', ')}${m.confidence === null ? '' : `, confidence ${m.confidence}`})`).join('; '), {
+    id: 'indicators',
+    header: 'Named by indicators',
+    cell: (c) => c.getValue() || <span className="muted">none</span>,
+  }),
 ];
 
 /** How to plant a token, kind by kind, with the exact text to copy. */
@@ -91,7 +97,8 @@ export function TokenDetail({ id }: { id: string }) {
       </PageTitle>
       <LoadState loading={token.loading && !t} error={token.error} what="the token" />
       {t && (
-        <div className="columns">
+        // The timeline below the planting, at the page's full width: a hit's row carries its indicators.
+        <div className="stack">
           <section aria-label="How to plant it">
             <h2>How to plant it</h2>
             <Plant token={t} />
