@@ -17,6 +17,7 @@ import { serviceRoutes } from './http/service.js';
 import { type AuditLog, createAuditModule } from './modules/audit/index.js';
 import { createEventsModule, type Outbox } from './modules/events/index.js';
 import { createFeedsModule, type FeedsService } from './modules/feeds/index.js';
+import { leakCorpus } from './modules/feed-corpus.js';
 import { type AppHookRegistry, createHooks } from './modules/hooks.js';
 import { type AuthService, createIdentityModule, type PasswordPolicy, principalOf, type TokenService, type UsersService } from './modules/identity/index.js';
 import { createHibpModule } from './modules/hibp/index.js';
@@ -73,7 +74,7 @@ export function createModules(deps: AppDeps, options: { scans?: ScanOptions; bul
   const trackingTokens = createTrackingTokensModule({ database, clock, newId, counters, config, audit: audit.log, hooks, outbox: events.outbox, users: identity.users });
   const hibp = createHibpModule({ config, counters, metrics, keys: identity.keys, leaks: leaks.service, monitoring: monitoring.service });
   const notifications = createNotificationsModule({ database, clock, newId, config, metrics, audit: audit.log, hooks });
-  const feeds = createFeedsModule({ database, clock, newId, config, audit: audit.log, hooks, outbox: events.outbox });
+  const feeds = createFeedsModule({ database, clock, newId, config, audit: audit.log, hooks, outbox: events.outbox, corpus: leakCorpus(leaks.service, monitoring.service) });
   const taxii = createTaxiiModule({ database, clock, hooks, orgs: organizations.service, authenticate: identity.authenticateWithBasic, bodyLimit: BODY_LIMIT });
   const services: Services = {
     audit: audit.log,

@@ -165,7 +165,7 @@ describe('indicators put to work: tracking-token hits, leak records, indicator.m
     const timeline = async () => json(await as(team, 'GET', `/api/v1/tracking-tokens/${token.id}/timeline/?ordering=occurred_at`)).results as Array<Record<string, any>>;
     await hit(path, '198.51.100.21');
     await t.services.trackingTokens.settled();
-    expect((await timeline())[0].indicator_matches.map((m: any) => m.value)).toEqual(['198.51.100.0/24']);
+    expect((await timeline())[0]!.indicator_matches.map((m: any) => m.value)).toEqual(['198.51.100.0/24']);
     const range = json(await as(team, 'GET', '/api/v1/indicators/?type=cidr')).results[0];
     await as(team, 'PATCH', `/api/v1/indicators/${range.id}/`, { false_positive: true });
     t.clock.advance(61);

@@ -1,10 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PULL_LIMITS } from '../../src/modules/feeds/feeds.pull.js';
-import { buildTestApp, json, type TestApp, type TestTeam } from '../helpers/build-app.js';
+import type { ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { buildTestApp, json, JWT_SECRET, TEST_PG_URL, type TestApp, type TestTeam, testDatabaseUrl } from '../helpers/build-app.js';
+import { startServer, stopServers } from '../helpers/serve.js';
 
-// A taxii2 feed of threatmon pulling another threatmon's TAXII 2.1 server (its own database, on its own port).
+// A taxii2 feed of threatmon pulling another threatmon's TAXII 2.1 server (its own process and database).
 describe('a taxii2 feed, pulling a TAXII 2.1 server', () => {
   let source: TestApp;
+  let server: ChildProcess;
+  let dir: string;
   let sink: TestApp;
   let publisher: TestTeam;
   let reader: TestTeam;
@@ -17,8 +24,11 @@ describe('a taxii2 feed, pulling a TAXII 2.1 server', () => {
   const sync = (id: string) => sink.inject({ method: 'POST', url: `/api/v1/feeds/${id}/sync/`, headers: { authorization: `Bearer ${reader.tokens.admin}` } });
 
   beforeAll(async () => {
-    source = await buildTestApp();
-    base = await source.app.listen({ host: '127.0.0.1', port: 0 });
+    // The TAXII server is `threatmon serve` in a process of its own; this test writes its database through an app of its own.
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'threatmon-taxii-feed-'));
+    const url = TEST_PG_URL ? await testDatabaseUrl() : `sqlite:${path.join(dir, 'taxii.db')}`;
+    source = await buildTestApp({ THREATMON_DATABASE_URL: url });
+    ({ base, child: server } = await startServer({ THREATMON_DATABASE_URL: url, THREATMON_JWT_SECRET: JWT_SECRET, THREATMON_WORKERS: '1' }));
     sink = await buildTestApp({ THREATMON_WEBHOOK_ALLOW_PRIVATE: 'true' });
     publisher = await source.createTeam('enterprise', 'publisher');
     reader = await sink.createTeam('enterprise', 'reader');
@@ -35,8 +45,10 @@ describe('a taxii2 feed, pulling a TAXII 2.1 server', () => {
     ).id;
   });
   afterAll(async () => {
+    await stopServers([server]);
     await sink.close();
     await source.close();
+    fs.rmSync(dir, { recursive: true, force: true });
   });
 
   it('reads the named collection through discovery with an API key, then only what was added after, a deleted IOC retired', async () => {

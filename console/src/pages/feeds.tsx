@@ -17,6 +17,7 @@ export const FEED_KINDS = {
   stix: 'STIX 2.1 bundle at a URL',
   misp: 'MISP feed: a feed directory (manifest.json), or MISP CSV or freetext',
   csv: 'Indicator list: one value a line, or a CSV column (abuse.ch lists)',
+  hibp: 'Have I Been Pwned API: the breached accounts of the domains your monitors watch (key header hibp-api-key)',
 } as const;
 const INDICATOR_TYPES = ['ipv4', 'ipv6', 'cidr', 'domain', 'url', 'email', 'md5', 'sha1', 'sha256', 'sha512', 'user-agent', 'stix-pattern'];
 
@@ -73,7 +74,7 @@ export function Feeds() {
     feedCol.accessor('kind', { header: 'Kind', cell: (c) => (c.row.original.format && c.row.original.format !== 'misp' ? `misp (${c.row.original.format})` : c.getValue()) }),
     feedCol.accessor('status', { header: 'Health', cell: (c) => <Badge value={c.getValue()} kind="status" /> }),
     feedCol.accessor('last_success_at', { header: 'Last pulled well', cell: (c) => <When at={c.getValue()} /> }),
-    feedCol.accessor((f) => `${f.indicators_added} / ${f.indicators_updated} / ${f.indicators_retired}`, { id: 'counts', header: 'Added / updated / retired' }),
+    feedCol.accessor((f) => (f.kind === 'hibp' ? `${f.records_added} records` : `${f.indicators_added} / ${f.indicators_updated} / ${f.indicators_retired}`), { id: 'counts', header: 'Added / updated / retired' }),
     feedCol.accessor('rejected', { header: 'Rejected' }),
     feedCol.accessor('last_error', { header: 'Last error', cell: (c) => c.getValue() ?? <span className="muted">none</span> }),
     ...(can(me, 'admin')

@@ -6,7 +6,8 @@ import { JobLoop, type JobLog } from '../../runtime/jobs.js';
 import { FetchRefused, fetchGuarded } from '../webhooks/index.js';
 import type { FeedRow, IndicatorRow } from './feeds.presenters.js';
 import { type Candidate, FeedProblem, type Read, readList, readStixBundle } from './feeds.read.js';
-import { readTaxii } from './feeds.taxii.js';
+import { type Get, readTaxii } from './feeds.taxii.js';
+import { type FeedCorpus, type HibpRead, readHibp } from './feeds.hibp.js';
 import { readFreetext, readMisp } from './feeds.misp.js';
 import type { FeedsRepository } from './feeds.repository.js';
 import type { FeedAuth } from './feeds.schemas.js';
@@ -58,6 +59,8 @@ export class FeedPuller {
   constructor(
     private readonly deps: Pick<AppDeps, 'database' | 'clock' | 'newId' | 'config'>,
     private readonly repo: FeedsRepository,
+    /** Where an hibp feed's accounts go (the leak corpus); without it, hibp feeds fail saying so. */
+    private readonly corpus?: FeedCorpus,
   ) {
     this.loop = new JobLoop(() => this.pullDue(), 'feeds: a pull turn failed', { pollMs: 5000 });
   }
@@ -104,6 +107,7 @@ export class FeedPuller {
     // Every request of a pull shares its time limit.
     const get = (url: string, accept?: string) =>
       fetchGuarded(url, { headers: { ...headers, ...(accept && { accept }) }, maxBytes: PULL_LIMITS.maxBytes, timeoutMs: Math.max(1, PULL_LIMITS.timeoutMs - (Date.now() - started)), allowPrivate });
+    if (feed.kind === 'hibp') return this.pullHibp(feed, get);
     let read: Read & { cursor?: Record<string, string>; stopped?: string | null };
     try {
       const options = JSON.parse(feed.options) as { column?: string | number; type?: IocType; collections?: string[]; format?: string };
@@ -122,9 +126,14 @@ export class FeedPuller {
       if (!(err instanceof FeedProblem || err instanceof FetchRefused)) throw err;
       return this.failed(feed, err.message);
     }
+    await this.applyRead(feed, read);
+  }
+
+  /** What a pull (or an upload) read, applied with the feed's counts, health and next pull in one transaction. */
+  async applyRead(feed: FeedRow, read: Read & { cursor?: Record<string, string>; stopped?: string | null }): Promise<PullCounts> {
     const at = this.now();
     const stopped = read.stopped ?? null;
-    await this.db.transaction().execute(async (trx) => {
+    return this.db.transaction().execute(async (trx) => {
       const counts = await this.apply(trx, feed, read.candidates, at);
       await this.repo.finishPull(
         trx,
@@ -139,7 +148,36 @@ export class FeedPuller {
         },
         { ...counts, objects: read.objects, rejected: read.rejected },
       );
+      return { ...counts, objects: read.objects, rejected: read.rejected };
     });
+  }
+
+  /**
+   * An hibp feed: the organization's own domains asked of the upstream, and each breach's accounts
+   * added to the leak corpus (a source per breach, "<title> (Have I Been Pwned)"), through the
+   * ingest every record takes, so monitors fire. An account already there is a duplicate, never a
+   * second record: a pull cut short and pulled again adds only what it had not.
+   */
+  private async pullHibp(feed: FeedRow, get: Get): Promise<void> {
+    if (!this.corpus) return this.failed(feed, 'this server has no leak corpus to add accounts to');
+    const domains = await this.corpus.domains(feed.organization_id);
+    if (domains.length === 0) return this.failed(feed, 'the organization watches no domain: add a domain monitor for each of its own domains');
+    let read: HibpRead;
+    try {
+      read = await readHibp(get, feed.url, domains, PULL_LIMITS.maxObjects);
+    } catch (err) {
+      if (!(err instanceof FeedProblem || err instanceof FetchRefused)) throw err;
+      return this.failed(feed, err.message);
+    }
+    let added = 0;
+    for (const [name, emails] of read.accounts) added += await this.corpus.add(await this.corpus.source(read.breaches.get(name)!), emails);
+    const at = this.now();
+    await this.repo.finishPull(
+      this.db,
+      feed.id,
+      { last_pull_at: at, last_success_at: at, last_error: null, consecutive_failures: 0, next_pull_at: new Date(Date.parse(at) + Number(feed.interval_seconds) * 1000).toISOString(), ...(read.examples.length && { reject_examples: JSON.stringify(read.examples) }) },
+      { objects: read.objects, added: 0, updated: 0, retired: 0, rejected: read.rejected, records: added },
+    );
   }
 
   private async failed(feed: FeedRow, message: string) {

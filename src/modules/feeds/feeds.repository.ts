@@ -35,6 +35,7 @@ export class FeedsRepository {
       .selectFrom('feeds')
       .select('id')
       .where('is_active', '=', true)
+      .where('url', '!=', '')
       .where('next_pull_at', '<=', now)
       .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
       .orderBy('next_pull_at')
@@ -56,7 +57,7 @@ export class FeedsRepository {
   }
 
   /** The feed's pull results, its counts added to, its lease given back. */
-  async finishPull(db: Kysely<DB>, id: string, set: Updateable<FeedsTable>, counts: { objects: number; added: number; updated: number; retired: number; rejected: number }): Promise<void> {
+  async finishPull(db: Kysely<DB>, id: string, set: Updateable<FeedsTable>, counts: { objects: number; added: number; updated: number; retired: number; rejected: number; records?: number }): Promise<void> {
     await db
       .updateTable('feeds')
       .set((eb) => ({
@@ -67,6 +68,7 @@ export class FeedsRepository {
         indicators_updated: eb('indicators_updated', '+', counts.updated),
         indicators_retired: eb('indicators_retired', '+', counts.retired),
         rejected: eb('rejected', '+', counts.rejected),
+        records_added: eb('records_added', '+', counts.records ?? 0),
       }))
       .where('id', '=', id)
       .execute();

@@ -7,7 +7,8 @@ import { errorResponses, IdParams } from '../../http/schemas.js';
 import { actorOf, principalOf } from '../identity/index.js';
 import { feedListing, indicatorListing } from './feeds.lists.js';
 import { presentFeed } from './feeds.presenters.js';
-import { FeedCreateSchema, FeedPatchSchema, FeedSchema, IndicatorPatchSchema, IndicatorSchema, SyncSchema } from './feeds.schemas.js';
+import { PULL_LIMITS } from './feeds.pull.js';
+import { BundleUploadSchema, FeedCreateSchema, FeedPatchSchema, FeedSchema, IndicatorPatchSchema, IndicatorSchema, SyncSchema } from './feeds.schemas.js';
 import type { FeedsService } from './feeds.service.js';
 
 const FEEDS = '/feeds/';
@@ -77,6 +78,23 @@ export const feedsRoutes: FastifyPluginAsyncTypebox<{ feeds: FeedsService }> = a
     `${FEEDS}:id/sync/`,
     { config: admin, schema: { tags: ['feeds'], summary: 'Pull a feed now', description: 'Admin or above. 202: the feed is due now and the background pulls take it (GET it to see the outcome). The body, if any, is ignored.', params: IdParams, response: { 202: SyncSchema, ...errorResponses(401, 403, 404) } } },
     async (request, reply) => reply.code(202).send(await feeds.sync(actorOf(request), request.params.id)),
+  );
+
+  app.post(
+    `${FEEDS}:id/upload/`,
+    {
+      config: admin,
+      bodyLimit: PULL_LIMITS.maxBytes,
+      schema: {
+        tags: ['feeds'],
+        summary: 'Give a stix feed a bundle',
+        description: `Admin or above. A STIX 2.1 bundle (application/json, at most 64 MiB and ${PULL_LIMITS.maxObjects.toLocaleString('en')} objects) read and applied at once, as a pull of the feed's URL would be: its indicators, counts and health in one transaction. 200 with the feed. Only a stix feed takes one (400 naming \`kind\`); a stix feed created without a URL is given its bundles this way only.`,
+        params: IdParams,
+        body: BundleUploadSchema,
+        response: { 200: FeedSchema, ...errorResponses(400, 401, 403, 404, 413, 415) },
+      },
+    },
+    async (request) => presentFeed(await feeds.upload(actorOf(request), request.params.id, request.body.objects)),
   );
 
   app.get(

@@ -1,10 +1,12 @@
 import { type Static, Type } from 'typebox';
 import { IOC_TYPES } from '../../domain/ioc.js';
+import { IndicatorMatchSchema, type IndicatorMatchOut, TLPS } from '../indicator-match.schema.js';
 
-export const FEED_KINDS = ['taxii2', 'stix', 'misp', 'csv'] as const;
+export { type IndicatorMatchOut, TLPS };
+
+export const FEED_KINDS = ['taxii2', 'stix', 'misp', 'csv', 'hibp'] as const;
 export const MISP_FORMATS = ['misp', 'csv', 'freetext'] as const;
 export const INDICATOR_TYPES = ['ipv4', 'ipv6', 'cidr', 'domain', 'url', 'email', 'md5', 'sha1', 'sha256', 'sha512', 'user-agent', 'stix-pattern'] as const;
-export const TLPS = ['clear', 'green', 'amber', 'amber+strict', 'red'] as const;
 export const DEFAULT_INTERVAL = 3600;
 
 const Auth = Type.Union(
@@ -19,7 +21,7 @@ export type FeedAuth = Static<typeof Auth>;
 
 const fields = {
   name: Type.String({ minLength: 1, maxLength: 200, description: 'Name, 1-200 characters.' }),
-  url: Type.String({ minLength: 1, maxLength: 2048, description: 'http(s) URL of the bundle or list. Its host must be, and resolve only to, public addresses (as a webhook\'s), unless THREATMON_WEBHOOK_ALLOW_PRIVATE=true.' }),
+  url: Type.String({ minLength: 1, maxLength: 2048, description: 'http(s) URL of the bundle or list (a stix feed may have none: its bundles are uploaded). Its host must be, and resolve only to, public addresses (as a webhook\'s), unless THREATMON_WEBHOOK_ALLOW_PRIVATE=true.' }),
   column: Type.Union([Type.String({ minLength: 1, maxLength: 100 }), Type.Integer({ minimum: 1, maximum: 1000 })], { description: 'csv (and misp in its csv format) only: the column holding the value, a header name or a number from 1; without it every line is one value.' }),
   type: Type.Enum(IOC_TYPES.filter((t) => (INDICATOR_TYPES as readonly string[]).includes(t)), { type: 'string', description: 'csv (and misp in its csv format) only: the type of every value; without it each value\'s type is told from its shape.' }),
   format: Type.Enum(MISP_FORMATS, { type: 'string', description: 'misp only: `misp` (default), a MISP feed directory (manifest.json and one JSON per event), pulled by the manifest\'s timestamps; `csv`, MISP\'s CSV feed format (as a csv feed, with column and type); `freetext`, MISP\'s freetext format (indicators found in any text).' }),
@@ -32,8 +34,8 @@ const fields = {
 export const FeedCreateSchema = Type.Object(
   {
     name: fields.name,
-    kind: Type.Enum(FEED_KINDS, { type: 'string', description: '`taxii2`: a TAXII 2.1 server (its discovery URL or an API root) and its collections; `stix`: a STIX 2.1 bundle at the URL; `misp`: a MISP feed (see format); `csv`: an indicator list (one value per line, or CSV with `column`), as abuse.ch publishes them.' }),
-    url: fields.url,
+    kind: Type.Enum(FEED_KINDS, { type: 'string', description: '`taxii2`: a TAXII 2.1 server (its discovery URL or an API root) and its collections; `stix`: a STIX 2.1 bundle at the URL; `misp`: a MISP feed (see format); `csv`: an indicator list (one value per line, or CSV with `column`), as abuse.ch publishes them; `hibp`: an upstream Have I Been Pwned v3 API (its base URL, the key as `auth` {type: header, name: hibp-api-key}): the breached accounts of the organization\'s own domains (those its domain monitors watch) into the leak corpus.' }),
+    url: Type.Optional(fields.url),
     collections: Type.Optional(fields.collections),
     column: Type.Optional(fields.column),
     type: Type.Optional(fields.type),
@@ -58,7 +60,7 @@ export const FeedSchema = Type.Object({
   id: Type.String({ format: 'uuid' }),
   name: Type.String(),
   kind: Type.Enum(FEED_KINDS, { type: 'string' }),
-  url: Type.String({ description: 'The URL (its user and password parts, if any, masked).' }),
+  url: Type.Union([Type.String(), Type.Null()], { description: 'The URL (its user and password parts, if any, masked); null: a stix feed given its bundles by upload only.' }),
   collections: Type.Array(Type.String(), { description: 'taxii2: the collections it pulls, by id or title (empty: every readable one).' }),
   column: Type.Union([Type.String(), Type.Integer(), Type.Null()]),
   type: Type.Union([Type.String(), Type.Null()]),
@@ -77,6 +79,7 @@ export const FeedSchema = Type.Object({
   indicators_retired: Type.Integer({ description: 'Indicators it revoked.' }),
   rejected: Type.Integer({ description: 'Objects or entries that could not be read as indicators.' }),
   reject_examples: Type.Array(Type.String(), { description: 'The first rejects of the last pull that had any, with why.' }),
+  records_added: Type.Integer({ description: 'hibp: records it added to the leak corpus (an account already there is not added again); 0 for other kinds.' }),
   created_by: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
   created_at: Type.String({ format: 'date-time' }),
   updated_at: Type.String({ format: 'date-time' }),
@@ -112,20 +115,6 @@ export type IndicatorPatch = Static<typeof IndicatorPatchSchema>;
 
 export const SyncSchema = Type.Object({ status: Type.Literal('queued'), next_pull_at: Type.String({ format: 'date-time' }) });
 
-/** An indicator naming what was seen, as an exposure, a leak record or an event carries it. */
-export const IndicatorMatchSchema = Type.Object(
-  {
-    indicator: Type.String({ format: 'uuid', description: 'The indicator (GET /indicators/<id>/).' }),
-    type: Type.String({ description: 'Its type.' }),
-    value: Type.String({ description: 'Its value.' }),
-    field: Type.Enum(['ip', 'url', 'host', 'user_agent'], { type: 'string', description: 'What it named: the address, the URL, the URL\'s host (a domain indicator names its subdomains; an address indicator an address host), the user agent.' }),
-    feeds: Type.Array(Type.Object({ id: Type.String({ format: 'uuid' }), name: Type.String() }), { description: 'The feeds that gave it.' }),
-    confidence: Type.Union([Type.Integer({ minimum: 0, maximum: 100 }), Type.Null()]),
-    tlp: Type.Union([Type.Enum(TLPS, { type: 'string' }), Type.Null()]),
-  },
-  { title: 'IndicatorMatch' },
-);
-export type IndicatorMatchOut = Static<typeof IndicatorMatchSchema>;
 
 export const IndicatorMatchedSchema = Type.Object(
   {
@@ -148,3 +137,9 @@ declare module '../events/index.js' {
     'indicator.matched': IndicatorMatchedOut;
   }
 }
+
+/** A STIX 2.1 bundle uploaded to a stix feed (POST /feeds/<id>/upload/): read as a pull reads one. */
+export const BundleUploadSchema = Type.Object(
+  { type: Type.Literal('bundle'), id: Type.Optional(Type.String()), objects: Type.Array(Type.Unknown(), { maxItems: 200_000 }) },
+  { additionalProperties: true, title: 'StixBundleUpload' },
+);

@@ -12,8 +12,10 @@ import { destinationUrl } from '../webhooks/index.js';
 import { feedListing, indicatorListing } from './feeds.lists.js';
 import { type FeedRow, type IndicatorRow, maskAuth, presentFeed, presentIndicator } from './feeds.presenters.js';
 import { FeedPuller } from './feeds.pull.js';
+import { readStixObjects } from './feeds.read.js';
 import type { FeedsRepository } from './feeds.repository.js';
 import { CidrRanges, matchIndicators } from './feeds.match.js';
+import type { FeedCorpus } from './feeds.hibp.js';
 import { DEFAULT_INTERVAL, type IndicatorMatchOut, type FeedCreate, type FeedOut, type FeedPatch, type IndicatorOut, type IndicatorPatch } from './feeds.schemas.js';
 
 type Ctx = { p: Principal; ip: string };
@@ -33,8 +35,9 @@ export class FeedsService {
     private readonly repo: FeedsRepository,
     private readonly audit: AuditLog,
     private readonly outbox: Outbox,
+    corpus?: FeedCorpus,
   ) {
-    this.puller = new FeedPuller(deps, repo);
+    this.puller = new FeedPuller(deps, repo, corpus);
   }
 
   private get db() {
@@ -65,7 +68,9 @@ export class FeedsService {
 
   async create(ctx: Ctx, body: FeedCreate): Promise<FeedRow> {
     this.checkOptions(body.kind, body);
-    const url = await destinationUrl(body.url, this.deps.config.allowPrivateDestinations, 'url');
+    // A stix feed may be given its bundles by upload only: no URL, never pulled.
+    if (body.url === undefined && body.kind !== 'stix') throw validation([{ field: 'url', message: `is required for ${body.kind} feeds` }]);
+    const url = body.url === undefined ? '' : await destinationUrl(body.url, this.deps.config.allowPrivateDestinations, 'url');
     const at = this.now();
     const id = this.deps.newId();
     const options = Object.fromEntries(OPTIONS.filter((f) => body[f] !== undefined).map((f) => [f, body[f]]));
@@ -145,6 +150,15 @@ export class FeedsService {
     await this.repo.dueNow(this.db, id, at);
     this.puller.wake();
     return { status: 'queued', next_pull_at: at };
+  }
+
+  /** A STIX bundle given to a stix feed: read and applied as a pull of it is, at once. */
+  async upload(ctx: Ctx, id: string, objects: unknown[]): Promise<FeedRow> {
+    const feed = await this.get(ctx.p, id);
+    if (feed.kind !== 'stix') throw validation([{ field: 'kind', message: `a ${feed.kind} feed is pulled: only a stix feed takes a bundle` }]);
+    const counts = await this.puller.applyRead(feed, readStixObjects(objects));
+    await this.audit.recordAs(this.db, ctx, { action: 'feed.uploaded', targetType: 'feed', targetId: id, changes: { objects: counts.objects, added: counts.added, updated: counts.updated, retired: counts.retired, rejected: counts.rejected } });
+    return this.get(ctx.p, id);
   }
 
   // --- indicators ---

@@ -24,6 +24,7 @@ export interface FeedsTable {
   indicators_updated: Generated<number>;
   indicators_retired: Generated<number>;
   rejected: Generated<number>;
+  records_added: Generated<number>;
   reject_examples: string;
   version: Generated<number>;
   created_by: string | null;

@@ -1,18 +1,9 @@
+import { DATA_CLASS_NAMES } from '../../domain/hibp-data-classes.js';
 import type { SourceRow } from '../leaks/index.js';
 
 /** The corpus in Have I Been Pwned's shapes. */
 
-/** Our data classes under Have I Been Pwned's names ("other" has none there and is left out). */
-export const DATA_CLASS_NAMES: Record<string, string> = {
-  email: 'Email addresses',
-  username: 'Usernames',
-  password: 'Passwords',
-  ip: 'IP addresses',
-  phone: 'Phone numbers',
-  name: 'Names',
-  address: 'Physical addresses',
-  dob: 'Dates of birth',
-};
+export { DATA_CLASS_NAMES } from '../../domain/hibp-data-classes.js';
 
 /** ISO 8601 to the second, as Have I Been Pwned writes dates ("2013-12-04T00:00:00Z"). */
 const toSecond = (iso: string) => iso.replace(/\.\d+Z$/, 'Z');

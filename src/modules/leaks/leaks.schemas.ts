@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { IndicatorMatchSchema } from '../feeds/index.js';
+import { IndicatorMatchSchema } from '../indicator-match.schema.js';
 import { DATA_CLASSES, SEVERITIES } from '../../domain/leak-record.js';
 import { Nullable, Timestamp, Uuid } from '../../http/schemas.js';
 

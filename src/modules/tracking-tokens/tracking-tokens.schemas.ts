@@ -1,7 +1,7 @@
 import { type Static, Type } from 'typebox';
 import { Nullable, Timestamp, Uuid } from '../../http/schemas.js';
 import { USERNAME_PATTERN } from '../identity/index.js';
-import { IndicatorMatchSchema } from '../feeds/index.js';
+import { IndicatorMatchSchema } from '../indicator-match.schema.js';
 
 export const TOKEN_KINDS = ['web_bug', 'redirect', 'credential', 'api_key'] as const;
 export type TokenKind = (typeof TOKEN_KINDS)[number];
