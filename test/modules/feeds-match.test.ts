@@ -2,6 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { noticeOf } from '../../src/domain/notices.js';
+import { filterOf } from '../../src/modules/notifications/notifications.queue.js';
 import { buildTestApp, json, type TestApp, type TestTeam } from '../helpers/build-app.js';
 
 const RED = 'marking-definition--e828b379-4e03-4974-9ac4-e53a884c97c1';
@@ -172,5 +173,18 @@ describe('indicators put to work: tracking-token hits, leak records, indicator.m
     await hit(path, '198.51.100.22');
     await t.services.trackingTokens.settled();
     expect((await timeline())[1]).toMatchObject({ source_ip: '198.51.100.22', severity: 'high', indicator_matches: [] });
+  });
+
+  it('lets a channel filter matches as it filters alerts: by severity, and by token', () => {
+    const takes = filterOf({ events: JSON.stringify(['tracking_token.exposed', 'indicator.matched']), min_severity: 'critical', monitors: '[]', tracking_tokens: JSON.stringify(['t1']) } as never);
+    const event = (type: string, data: Record<string, unknown>) => ({ id: 'e', organization_id: 'o', created_at: '', type, data }) as never;
+    const match = { indicator: 'i', type: 'ipv4', value: '203.0.113.9', field: 'ip', feeds: [], confidence: null, tlp: null };
+    expect(takes(event('tracking_token.exposed', { token: 't1', severity: 'high', indicator_matches: [] }))).toBe(false);
+    expect(takes(event('tracking_token.exposed', { token: 't1', severity: 'critical', indicator_matches: [match] }))).toBe(true);
+    expect(takes(event('tracking_token.exposed', { token: 't2', severity: 'critical', indicator_matches: [match] }))).toBe(false);
+    expect(takes(event('indicator.matched', { match, seen_in: 'tracking_token', tracking_token: 't1', severity: 'critical' }))).toBe(true);
+    expect(takes(event('indicator.matched', { match, seen_in: 'tracking_token', tracking_token: 't2', severity: 'critical' }))).toBe(false);
+    expect(takes(event('indicator.matched', { match, seen_in: 'leak_record', tracking_token: null, severity: 'high' }))).toBe(false);
+    expect(takes(event('indicator.matched', { match, seen_in: 'leak_record', tracking_token: null, severity: 'critical' }))).toBe(true);
   });
 });

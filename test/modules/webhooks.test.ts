@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { Webhook } from 'standardwebhooks';
@@ -94,13 +95,16 @@ describe('webhooks (API.md section 7)', () => {
     const alert = json(await t.as(m.analyst, { method: 'GET', url: '/api/v1/monitoring/alerts/' })).results[0];
     await t.as(m.analyst, { method: 'PATCH', url: `/api/v1/monitoring/alerts/${alert.id}/`, payload: { status: 'acknowledged' } });
     const bug = json(await t.as(m.analyst, { method: 'POST', url: '/api/v1/tracking-tokens/', payload: { name: 'Hooked bug', kind: 'web_bug' } }));
-    await t.inject({ method: 'GET', url: new URL(bug.trigger_url).pathname });
+    // An indicator of the organization names the hit's address: an indicator.matched event too.
+    const at = new Date().toISOString();
+    await t.db.insertInto('indicators').values({ id: randomUUID(), organization_id: m.analyst.organization_id, type: 'ipv4', value: '127.0.0.1', stix_id: null, name: null, confidence: 70, tlp: 'amber', labels: '[]', valid_until: null, modified: null, revoked: false, false_positive: false, note: null, first_seen: at, last_seen: at, created_at: at, updated_at: at }).execute();
+    await t.inject({ method: 'GET', url: new URL(bug.trigger_url).pathname, remoteAddress: '127.0.0.1' });
     await t.services.trackingTokens.settled();
     await deliver();
     const got = receiver.received.slice(start).filter((r) => r.path === '/all');
     const events = got.map((r) => verify(hook.secret, r));
     expect(events.map((e) => e.type).sort()).toEqual(
-      ['alert.created', 'alert.updated', 'incident.created', 'incident.updated', 'ioc.created', 'ioc.created', 'ioc.updated', 'ioc.deleted', 'monitor.scan_completed', 'tracking_token.exposed'].sort(),
+      ['alert.created', 'alert.updated', 'incident.created', 'incident.updated', 'ioc.created', 'ioc.created', 'ioc.updated', 'ioc.deleted', 'monitor.scan_completed', 'tracking_token.exposed', 'indicator.matched'].sort(),
     );
     for (const [i, e] of events.entries()) expect(got[i]?.headers['webhook-id']).toBe(e.id);
     // Each body is what the OpenAPI document's webhooks section says it is.
@@ -120,7 +124,8 @@ describe('webhooks (API.md section 7)', () => {
     expect(events.find((e) => e.type === 'ioc.deleted')?.data).toMatchObject({ value: '203.0.113.9' });
     expect(events.find((e) => e.type === 'alert.updated')?.data).toMatchObject({ id: alert.id, status: 'acknowledged' });
     expect(events.find((e) => e.type === 'monitor.scan_completed')?.data).toMatchObject({ monitor: mon.id, status: 'completed' });
-    expect(events.find((e) => e.type === 'tracking_token.exposed')?.data).toMatchObject({ token: bug.id, channel: 'http' });
+    expect(events.find((e) => e.type === 'tracking_token.exposed')?.data).toMatchObject({ token: bug.id, channel: 'http', severity: 'critical', indicator_matches: [{ value: '127.0.0.1', tlp: 'amber' }] });
+    expect(events.find((e) => e.type === 'indicator.matched')?.data).toMatchObject({ seen_in: 'tracking_token', tracking_token: bug.id, severity: 'critical', match: { type: 'ipv4', value: '127.0.0.1', field: 'ip', confidence: 70 } });
     // Another organization's webhook hears nothing of this one's changes.
     expect(receiver.received.slice(start).filter((r) => r.path === '/theirs')).toEqual([]);
     expect(json(await t.as(m.admin, { method: 'GET', url: `/api/v1/webhooks/${hook.id}/` })).last_delivery_at).not.toBeNull();
