@@ -46,7 +46,7 @@ describe.skipIf(!hasChromium)('console: feeds and indicators', { timeout: 120_00
     await form.getByRole('radio', { name: /STIX 2.1 bundle/ }).check();
     await form.getByLabel('Name', { exact: true }).fill('Partner STIX');
     await form.getByLabel('URL', { exact: true }).fill(url);
-    await form.getByLabel('Key header').fill('X-API-Key');
+    await form.getByLabel('Key header', { exact: true }).fill('X-API-Key');
     await form.getByLabel('Key', { exact: true }).fill('partner-secret-key');
     expect(await page.evaluate(() => JSON.stringify(sessionStorage))).not.toContain('partner-secret-key');
     await form.getByRole('button', { name: 'Add feed' }).click();

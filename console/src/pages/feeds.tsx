@@ -17,7 +17,7 @@ export const FEED_KINDS = {
   stix: 'STIX 2.1 bundle at a URL',
   misp: 'MISP feed: a feed directory (manifest.json), or MISP CSV or freetext',
   csv: 'Indicator list: one value a line, or a CSV column (abuse.ch lists)',
-  hibp: 'Have I Been Pwned API: the breached accounts of the domains your monitors watch (key header hibp-api-key)',
+  hibp: 'Have I Been Pwned API: the breached accounts of the domains your monitors watch',
 } as const;
 const INDICATOR_TYPES = ['ipv4', 'ipv6', 'cidr', 'domain', 'url', 'email', 'md5', 'sha1', 'sha256', 'sha512', 'user-agent', 'stix-pattern'];
 
@@ -167,7 +167,7 @@ export function Feeds() {
               <input value={draft.collections} onChange={(e) => setDraft({ collections: e.target.value })} />
             </Field>
           )}
-          <Field label="Key header" hint="The header carrying the feed's API key, if it needs one (for example Authorization or X-API-Key)" error={fieldError(made.error, 'auth.name')}>
+          <Field label="Key header" hint="The header carrying the feed's API key, if it needs one (for example X-API-Key; hibp-api-key for Have I Been Pwned)" error={fieldError(made.error, 'auth.name')}>
             <input value={draft.header} pattern="[A-Za-z0-9\-]+" onChange={(e) => setDraft({ header: e.target.value })} />
           </Field>
           <Field label="Key" hint="Shown once: reads show it masked" error={fieldError(made.error, 'auth.value')}>
