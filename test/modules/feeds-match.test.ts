@@ -4,21 +4,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { noticeOf } from '../../src/domain/notices.js';
 import { filterOf } from '../../src/modules/notifications/notifications.queue.js';
 import { buildTestApp, json, type TestApp, type TestTeam } from '../helpers/build-app.js';
+import { stixIndicator } from '../helpers/stix.js';
 
 const RED = 'marking-definition--e828b379-4e03-4974-9ac4-e53a884c97c1';
 const AMBER = 'marking-definition--f88d31f6-486f-44da-b317-01333bde0b82';
 let n = 0;
-const indicator = (pattern: string, extra: Record<string, unknown> = {}) => ({
-  type: 'indicator',
-  spec_version: '2.1',
-  id: `indicator--00000000-0000-4000-8000-${String(++n).padStart(12, '0')}`,
-  created: '2026-11-01T00:00:00.000Z',
-  modified: '2026-11-01T00:00:00.000Z',
-  pattern,
-  pattern_type: 'stix',
-  valid_from: '2026-11-01T00:00:00Z',
-  ...extra,
-});
+const indicator = (pattern: string, extra: Record<string, unknown> = {}) => stixIndicator(++n, pattern, extra);
 
 describe('indicators put to work: tracking-token hits, leak records, indicator.matched', () => {
   let t: TestApp;

@@ -3,19 +3,10 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PULL_LIMITS } from '../../src/modules/feeds/feeds.pull.js';
 import { buildTestApp, json, type TestApp, type TestTeam } from '../helpers/build-app.js';
+import { stixIndicator } from '../helpers/stix.js';
 
 const RED = 'marking-definition--e828b379-4e03-4974-9ac4-e53a884c97c1';
-const indicator = (n: number, pattern: string, extra: Record<string, unknown> = {}) => ({
-  type: 'indicator',
-  spec_version: '2.1',
-  id: `indicator--00000000-0000-4000-8000-00000000000${n}`,
-  created: '2026-11-01T00:00:00.000Z',
-  modified: '2026-11-01T00:00:00.000Z',
-  pattern,
-  pattern_type: 'stix',
-  valid_from: '2026-11-01T00:00:00Z',
-  ...extra,
-});
+const indicator = stixIndicator;
 const bundle = (objects: unknown[]) => JSON.stringify({ type: 'bundle', id: 'bundle--00000000-0000-4000-8000-000000000000', objects });
 
 /** A feed server: answers each path what `pages` holds (status and body), and keeps the headers it got. */
