@@ -115,6 +115,13 @@ export class FeedsRepository {
     return q.execute();
   }
 
+  /** Whether any organization (or this one) has an indicator at all: most ingests and searches then ask nothing more. */
+  async anyIndicator(db: Kysely<DB>, orgId: string | null): Promise<boolean> {
+    let q = db.selectFrom('indicators').select('id').limit(1);
+    if (orgId !== null) q = q.where('organization_id', '=', orgId);
+    return (await q.executeTakeFirst()) !== undefined;
+  }
+
   /** What changes when a CIDR indicator is added or changed: their count and the sum of their versions (each change adds one). */
   async cidrStamp(db: Kysely<DB>, orgId: string | null): Promise<string> {
     let q = db
