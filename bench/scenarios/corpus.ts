@@ -44,7 +44,7 @@ async function pgSizes(dbUrl: string) {
 
 /** A floor script's figures (bench/copy-floor.mjs, bench/sqlite-floor.mjs, bench/sqlite-files-floor.mjs: one JSON line). */
 async function importFloor(script: string, ...args: string[]) {
-  return JSON.parse(await runChild([script, ...args], {}, [])) as { rows: number; seconds: number; rows_per_sec: number; load_seconds?: number };
+  return JSON.parse(await runChild([script, ...args], {}, [])) as { rows: number; seconds: number; rows_per_sec: number; load_seconds?: number; index_seconds?: number };
 }
 
 /**
@@ -73,7 +73,7 @@ async function drained(dbUrl: string, maxMs = 300_000): Promise<number> {
 export const corpusScenarios: Record<string, () => Promise<Result[]>> = {
   /**
    * The corpus at scale (BENCH_LEAK_RECORDS, files from BENCH_LEAK_DATA when set): the bulk import,
-   * beside its floor (PostgreSQL: a bare COPY of the same rows into a table with the same indexes;
+   * beside its floor (PostgreSQL: bench/pg-files-floor.mjs, the whole work done bare, and a bare COPY of the same rows into a table with the same indexes;
    * SQLite: bench/sqlite-files-floor.mjs and bench/sqlite-floor.mjs; BENCH_COPY_FLOOR=0 to skip them), the disk per record, and each kind of search at
    * BENCH_SEARCH_CONNECTIONS (16).
    */
@@ -84,6 +84,11 @@ export const corpusScenarios: Record<string, () => Promise<Result[]>> = {
     if (imported) results.push(row(`import-leaks${bulk ? ' --bulk' : ''} ${records} (records/s)`, imported.records_per_sec, { peak_rss_mb: imported.peak_rss_mb }));
     if (dbUrl.startsWith('postgres')) {
       if (process.env.BENCH_COPY_FLOOR !== '0') {
+        // The whole work first (the same files read, normalised, keyed and COPYed into an unindexed
+        // table, then leak_records' own CREATE INDEX statements), then the database's part alone.
+        const files = await importFloor('bench/pg-files-floor.mjs', dbUrl, dataDir);
+        console.log(`floor: a bare import of the same files (COPY into no index, then the same CREATE INDEX statements): ${files.seconds} s (load ${files.load_seconds} s, indexes ${files.index_seconds} s) = ${files.rows_per_sec} rows/s${imported ? `; threatmon ${imported.seconds} s (load ${imported.load_seconds} s), ${(imported.seconds / files.seconds).toFixed(2)}x` : ''}`);
+        results.push(row('floor: bare import of the same files, COPY then the same indexes (rows/s)', files.rows_per_sec));
         const floor = await importFloor('bench/copy-floor.mjs', dbUrl);
         console.log(`floor: bare COPY of the same ${floor.rows} rows into a table with the same indexes: ${floor.seconds} s = ${floor.rows_per_sec} rows/s`);
         results.push(row('floor: bare COPY, same rows and indexes (rows/s)', floor.rows_per_sec));
