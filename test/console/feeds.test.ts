@@ -55,7 +55,8 @@ describe.skipIf(!hasChromium)('console: feeds and indicators', { timeout: 120_00
     // The background pull, as `threatmon serve` runs it.
     expect(await h.t.services.feeds.puller.pullDue()).toBe(1);
     expect(asked).toEqual(['partner-secret-key']);
-    await page.getByRole('button', { name: 'Pull now Partner STIX' }).click();
+    // The click's request answered (202: due now) before the pull is run.
+    await Promise.all([page.waitForResponse((r) => r.url().includes('/sync/') && r.status() === 202), page.getByRole('button', { name: 'Pull now Partner STIX' }).click()]);
     expect(await h.t.services.feeds.puller.pullDue()).toBe(1);
     await page.reload();
     const row = page.getByRole('row', { name: /Partner STIX/ });
