@@ -1,6 +1,6 @@
 import { parse as parseDomain } from 'tldts';
 import { type IocType, normaliseIoc, refang } from '../../domain/ioc.js';
-import { FeedProblem, guessType, type Read, Reading } from './feeds.read.js';
+import { FeedProblem, guessType, type Read, Reading, TLP_ORDER, userAgent } from './feeds.read.js';
 import type { Get } from './feeds.taxii.js';
 
 /** What a MISP feed pull read: the changed events' indicators up to the last good event, and each event's timestamp taken. */
@@ -35,7 +35,6 @@ const TYPES: Record<string, Array<IocType | 'user-agent' | null>> = {
   'filename|sha512': [null, 'sha512'],
   'user-agent': ['user-agent'],
 };
-const TLP_ORDER = ['clear', 'green', 'amber', 'amber+strict', 'red'];
 
 type Tag = { name?: unknown };
 const tagNames = (tags: unknown): string[] => (Array.isArray(tags) ? tags.map((t: Tag) => (typeof t?.name === 'string' ? t.name : '')).filter(Boolean) : []);
@@ -53,8 +52,8 @@ const secondsIso = (v: unknown) => {
 /** A value as an indicator of `type` (an address's family told from its shape), or why not. */
 function normalised(type: IocType | 'user-agent', raw: string): { ok: true; type: string; value: string } | { ok: false; error: string } {
   if (type === 'user-agent') {
-    const value = raw.trim();
-    return value && value.length <= 1024 ? { ok: true, type, value } : { ok: false, error: 'must be 1 to 1024 characters' };
+    const ua = userAgent(raw);
+    return ua.ok ? { ok: true, type, value: ua.value } : ua;
   }
   const actual = type === 'ipv4' ? guessType(raw) : type;
   const n = normaliseIoc(actual === 'ipv6' || actual === 'cidr' ? actual : type, raw);

@@ -3,6 +3,7 @@ import ipaddr from 'ipaddr.js';
 import { type IocType, normaliseIoc } from '../../domain/ioc.js';
 import { TLP_MARKINGS } from '../../domain/stix.js';
 import { reducePattern } from '../../domain/stix-pattern/index.js';
+import { TLPS } from './feeds.schemas.js';
 
 /** An indicator as a feed gave it, its value normalised. `stix-pattern` holds a pattern kept whole. */
 export interface Candidate {
@@ -40,7 +41,8 @@ const TLP_BY_ID = new Map<string, string>([
   ['marking-definition--f88d31f6-486f-44da-b317-01333bde0b82', 'amber'],
   ['marking-definition--5e57c739-391a-4eb3-b6be-7d15ca92d5ed', 'red'],
 ]);
-const TLP_ORDER = ['clear', 'green', 'amber', 'amber+strict', 'red'];
+/** TLPs from the least strict to the most. */
+export const TLP_ORDER: readonly string[] = TLPS;
 
 /** A document being read: its indicators, and its rejects with the first examples. */
 export class Reading implements Read {
@@ -148,7 +150,7 @@ export function readStixObjects(objects: unknown[]): Read {
 }
 
 /** A user agent as an indicator: as written, trimmed, at most 1 KiB (as exposures keep it). */
-function userAgent(raw: string): { ok: true; value: string } | { ok: false; error: string } {
+export function userAgent(raw: string): { ok: true; value: string } | { ok: false; error: string } {
   const value = raw.trim();
   return value && value.length <= 1024 ? { ok: true, value } : { ok: false, error: 'must be 1 to 1024 characters' };
 }
