@@ -227,6 +227,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     onRedisError: options.onRedisError ?? ((err) => app.log.warn({ err }, 'redis unavailable: rate limits fail open')),
   });
   if (options.migrate !== false) await migrateToLatest(deps.database.db);
+  await deps.database.corpusShards?.setup(deps.database.db);
   const modules = createModules(deps, { scans: options.scans, bulkLoadWatchMs: options.bulkLoadWatchMs });
   const { services } = modules;
   bareNotFound.push(...modules.bareNotFound);

@@ -46,6 +46,8 @@ export interface Config {
   readonly principalCacheMs: number;
   /** PostgreSQL read replicas for leak searches, statistics and saved-search runs (THREATMON_DATABASE_READ_URLS). */
   readonly databaseReadUrls: readonly string[];
+  /** PostgreSQL servers the leak records are spread over (THREATMON_CORPUS_SHARDS; empty: the main database holds them). */
+  readonly corpusShards: string[];
   /** A replica further behind than this is skipped until it catches up (THREATMON_REPLICA_MAX_LAG, seconds). */
   readonly replicaMaxLagMs: number;
   /** How often each replica's health and lag are checked (THREATMON_REPLICA_CHECK_MS; 0: at start-up only). */
@@ -204,6 +206,16 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     if (!/^postgres(ql)?:\/\/[^/\s]+/.test(u)) throw new ConfigError('THREATMON_DATABASE_READ_URLS', `expected comma-separated postgres://... URLs, got "${u.replace(/\/\/[^@/]*@/, '//***@')}"`);
   }
 
+  const corpusShards = (env.THREATMON_CORPUS_SHARDS || '')
+    .split(',')
+    .map((u) => u.trim())
+    .filter(Boolean);
+  for (const u of corpusShards) {
+    if (databaseKind !== 'postgres') throw new ConfigError('THREATMON_CORPUS_SHARDS', 'corpus shards are for PostgreSQL: set THREATMON_DATABASE_URL to postgres://... too');
+    if (!/^postgres(ql)?:\/\/[^/\s]+/.test(u)) throw new ConfigError('THREATMON_CORPUS_SHARDS', `expected comma-separated postgres://... URLs, got "${u.replace(/\/\/[^@/]*@/, '//***@')}"`);
+  }
+  if (new Set(corpusShards).size !== corpusShards.length) throw new ConfigError('THREATMON_CORPUS_SHARDS', 'a server is listed twice');
+
   const publicUrl = parsePublicUrl('THREATMON_PUBLIC_URL', env.THREATMON_PUBLIC_URL || '');
 
   const logLevel = (env.THREATMON_LOG_LEVEL || 'info').toLowerCase() as LogLevel;
@@ -255,6 +267,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     principalCacheMs: parseMilliseconds('THREATMON_PRINCIPAL_CACHE_MS', env.THREATMON_PRINCIPAL_CACHE_MS || '2000'),
     hibpPublicRange: readBool(env, 'THREATMON_HIBP_PUBLIC_RANGE', false),
     databaseReadUrls,
+    corpusShards,
     replicaMaxLagMs: readDuration(env, 'THREATMON_REPLICA_MAX_LAG', 5) * 1000,
     replicaCheckMs: parseMilliseconds('THREATMON_REPLICA_CHECK_MS', env.THREATMON_REPLICA_CHECK_MS || '1000'),
     searchCountLimit: parseCountLimit('THREATMON_SEARCH_COUNT_LIMIT', env.THREATMON_SEARCH_COUNT_LIMIT || '10000'),

@@ -1,3 +1,4 @@
+import { CorpusShards } from './corpus-shards.js';
 import { hash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -27,6 +28,8 @@ export interface Database {
    * it joins `db`'s transaction. Returns the rows copied.
    */
   copyFrom?(db: Kysely<DB>, copySql: string, chunks: Iterable<string>): Promise<number>;
+  /** PostgreSQL: the servers the corpus is spread over (THREATMON_CORPUS_SHARDS), when there are any. */
+  readonly corpusShards?: CorpusShards;
   /** PostgreSQL read replicas (THREATMON_DATABASE_READ_URLS), when there are any. */
   readonly replicas?: ReadReplicas;
   /** Throws when the database cannot answer. */
@@ -210,7 +213,7 @@ function pgTypes() {
 }
 
 export function createDatabase(
-  config: Pick<Config, 'databaseUrl' | 'databaseKind'> & Partial<Pick<Config, 'pgPreparedStatements' | 'databaseReadUrls' | 'replicaMaxLagMs' | 'replicaCheckMs'>>,
+  config: Pick<Config, 'databaseUrl' | 'databaseKind'> & Partial<Pick<Config, 'pgPreparedStatements' | 'databaseReadUrls' | 'replicaMaxLagMs' | 'replicaCheckMs' | 'corpusShards'>>,
   options: { queryLog?: (sql: string) => void } = {},
 ): Database {
   const { queryLog } = options;
@@ -254,6 +257,7 @@ export function createDatabase(
     db,
     dialect: 'postgres',
     replicas,
+    corpusShards: config.corpusShards?.length ? new CorpusShards(config.corpusShards) : undefined,
     async copyFrom(on, copySql, chunks) {
       const token = `${process.pid}.${++copyCount}`;
       pendingCopies.set(token, { copySql, chunks });

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { freePort } from './free-port.js';
 
 /** PostgreSQL's programs on this machine (Debian keeps them out of PATH). */
-function pgBin(): string | null {
+export function pgBin(): string | null {
   const root = '/usr/lib/postgresql';
   if (!fs.existsSync(root)) return null;
   const version = fs.readdirSync(root).sort((a, b) => Number(b) - Number(a))[0];
@@ -13,7 +13,7 @@ function pgBin(): string | null {
 }
 
 /** PostgreSQL refuses to run as root: its programs run as the postgres user then. */
-function asPostgres(program: string, args: string[]): string {
+export function asPostgres(program: string, args: string[]): string {
   const run = process.getuid?.() === 0 ? ['runuser', ['-u', 'postgres', '--', program, ...args]] : [program, args];
   return execFileSync(run[0] as string, run[1] as string[], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
 }
@@ -63,6 +63,44 @@ export async function startReplica(primaryUrl: string): Promise<Replica> {
   url.port = String(port);
   return {
     url: url.toString(),
+    port,
+    kill: () => pgCtl('-m', 'immediate', 'stop'),
+    start,
+    remove() {
+      try {
+        pgCtl('-m', 'immediate', 'stop');
+      } catch {
+        // Already stopped.
+      }
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * A new, empty PostgreSQL server (initdb) on a free port, in a temporary folder: a shard for the
+ * tests of a corpus spread over several servers. Its URL names its `postgres` database.
+ */
+export async function startServer(): Promise<Replica> {
+  const bin = pgBin();
+  if (!bin) throw new Error('PostgreSQL programs not found under /usr/lib/postgresql');
+  const port = await freePort();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tm-shard-'));
+  if (process.getuid?.() === 0) execFileSync('chown', ['postgres:postgres', dir]);
+  fs.chmodSync(dir, 0o700);
+  asPostgres(path.join(bin, 'initdb'), ['-D', dir, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--locale', 'C.UTF-8', '--no-sync']);
+  fs.appendFileSync(path.join(dir, 'postgresql.conf'), `port = ${port}\nlisten_addresses = '127.0.0.1'\nunix_socket_directories = '${dir}'\nshared_buffers = 32MB\nfsync = off\nmax_connections = 50\n`);
+  const pgCtl = (...args: string[]) => asPostgres(path.join(bin, 'pg_ctl'), ['-D', dir, ...args]);
+  const start = () => pgCtl('-l', path.join(dir, 'server.log'), '-w', '-t', '120', 'start');
+  try {
+    start();
+  } catch (err) {
+    const log = fs.existsSync(path.join(dir, 'server.log')) ? fs.readFileSync(path.join(dir, 'server.log'), 'utf8').slice(-2000) : '';
+    fs.rmSync(dir, { recursive: true, force: true });
+    throw new Error(`the server did not start: ${(err as Error).message}\n${log}`);
+  }
+  return {
+    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
     port,
     kill: () => pgCtl('-m', 'immediate', 'stop'),
     start,

@@ -1,3 +1,4 @@
+import { idInSlot, recordSlot, SLOT_SQL, slotOfId } from '../../db/corpus-shards.js';
 import { randomBytes, randomInt } from 'node:crypto';
 import { type Insertable, type Kysely, type QueryCreator, type RawBuilder, type Selectable, sql } from 'kysely';
 import type { Database, Dialect } from '../../db/database.js';
@@ -161,6 +162,8 @@ export class LeaksRepository {
   }
 
   async deleteRecords(db: Kysely<DB>, ids: string[]): Promise<void> {
+    // Shards: no foreign key removes the records' alerts with them (see corpus-shards.ts).
+    if (this.database.corpusShards) await db.deleteFrom('monitor_alerts').where('leak_record_id', 'in', ids).execute();
     await db.deleteFrom('leak_records').where('id', 'in', ids).execute();
   }
 
@@ -201,6 +204,8 @@ export class LeaksRepository {
       const keys = records.map((r) => r.key ?? recordKey(sourceId, r.fingerprint));
       const ids = new Array<string>(records.length);
       for (const i of keys.map((_, i) => i).sort((x, y) => Buffer.compare(keys[x] as Uint8Array, keys[y] as Uint8Array))) ids[i] = this.newId();
+      // Spread over shards: each id names its record's slot (see corpus-shards.ts).
+      if (this.database.corpusShards) records.forEach((r, i) => (ids[i] = idInSlot(ids[i] as string, recordSlot(r, keys[i] as Uint8Array))));
       const returned = records.length >= COPY_FROM_RECORDS && this.database.copyFrom ? await this.copyRecords(trx, records, ids, keys, sourceId, at) : await this.insertRows(trx, records, ids, keys, sourceId, at);
       const returnedIds = new Set(returned);
       records.forEach((r, i) => {
@@ -226,7 +231,8 @@ export class LeaksRepository {
       const page = await trx
         .insertInto('leak_records')
         .values(rows.slice(i, i + 500))
-        .onConflict((oc) => oc.column('fingerprint').doNothing())
+        // Shards: a foreign table names no index to conflict on; each shard's key index is the corpus's.
+        .onConflict((oc) => (this.database.corpusShards ? oc : oc.column('fingerprint')).doNothing())
         .returning('id')
         .execute();
       for (const { id } of page) returned.push(id);
@@ -245,8 +251,9 @@ export class LeaksRepository {
     const columns = sql.join(RECORD_COLUMNS.map((c) => sql.ref(c)));
     await sql`create temporary table if not exists leak_records_incoming as select ${columns} from leak_records with no data`.execute(trx);
     await copyFrom(trx, `copy leak_records_incoming (${RECORD_COLUMNS.join(', ')}) from stdin`, copyChunks(records, ids, keys, sourceId, at));
+    const conflict = this.database.corpusShards ? sql`` : sql`(fingerprint)`;
     const { rows } = await sql<{ id: string }>`insert into leak_records (${columns}) select ${columns} from leak_records_incoming order by fingerprint
-      on conflict (fingerprint) do nothing returning id`.execute(trx);
+      on conflict ${conflict} do nothing returning id`.execute(trx);
     // Emptied by TRUNCATE, not DELETE: no vacuum visits a temporary table, so deleted rows would
     // stay in it and every later batch would read past them.
     await sql`truncate leak_records_incoming`.execute(trx);
@@ -322,7 +329,10 @@ export class LeaksRepository {
   }
 
   async recordJson(id: string): Promise<string | undefined> {
-    const row = (await this.recordsQuery().where('leak_records.id', '=', id).executeTakeFirst()) as RecordRow | undefined;
+    let q = this.recordsQuery().where('leak_records.id', '=', id);
+    // Shards: the id names its slot, so only the shard holding the slot is asked.
+    if (this.database.corpusShards) q = q.where(sql.raw(SLOT_SQL), '=', slotOfId(id));
+    const row = (await q.executeTakeFirst()) as RecordRow | undefined;
     return row?.json;
   }
 

@@ -1,0 +1,181 @@
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SLOTS } from '../../src/db/corpus-shards.js';
+import type { User } from '../../src/modules/identity/index.js';
+import { buildTestApp, json, TEST_PG_URL, type TestApp } from '../helpers/build-app.js';
+import { type Replica, startServer } from '../helpers/pg-replica.js';
+
+/** Ids that both corpora hand out alike: a counter, its last digit 0 (the sharded one writes its slot there). */
+function countingIds() {
+  let n = 0;
+  return () => `018f0000-0000-7000-8000-${(++n).toString(16).padStart(11, '0')}0`;
+}
+/** An id without the slot digit: the same record's id in both corpora. */
+const unslotted = (id: string) => id.slice(0, -1);
+
+/** A corpus with repeats across sources (so a search matches several records), every kind of field. */
+function corpus(n: number, seed: number) {
+  const first = ['jennifer', 'james', 'maria', 'robert', 'linda', 'michael', 'olga', 'chen'];
+  const last = ['smith', 'robinson', 'garcia', 'nguyen', 'muller', 'kowalski'];
+  const domains = ['corp1.example', 'mail.corp1.example', 'corp2.example', 'shop.example'];
+  const out: Record<string, unknown>[] = [];
+  let x = seed;
+  const rnd = (k: number) => {
+    x = (x * 1103515245 + 12345) % 2147483648;
+    return Math.floor(x / 65536) % k;
+  };
+  for (let i = 0; i < n; i++) {
+    const f = first[rnd(first.length)] as string;
+    const l = last[rnd(last.length)] as string;
+    const d = domains[rnd(domains.length)] as string;
+    const r: Record<string, unknown> = { email: `${f}.${l}${rnd(30)}@${d}`, full_name: `${f} ${l}` };
+    if (rnd(3) === 0) r.username = `${f}${l}${rnd(10)}`.toUpperCase();
+    if (rnd(4) === 0) r.phone = `+4420${7000000 + rnd(40)}`;
+    if (rnd(2) === 0) r.password = `pw-${rnd(50)}`;
+    if (rnd(3) === 0) r.ip = `10.${rnd(3)}.${rnd(4)}.${rnd(200)}`;
+    if (rnd(5) === 0) r.leaked_at = `2024-0${1 + rnd(9)}-1${rnd(9)}T00:00:00Z`;
+    if (rnd(6) === 0) delete r.email;
+    out.push(r);
+  }
+  return out;
+}
+
+/**
+ * The corpus spread over three PostgreSQL servers started here (THREATMON_CORPUS_SHARDS), beside
+ * the same records in one database: every search answers the same records in the same order.
+ */
+describe.skipIf(!TEST_PG_URL)('corpus shards', () => {
+  const servers: Replica[] = [];
+  let sharded: TestApp;
+  let single: TestApp;
+  let staffSharded: User;
+  let staffSingle: User;
+  const sources: { sharded: string; single: string }[] = [];
+
+  beforeAll(async () => {
+    for (let i = 0; i < 3; i++) servers.push(await startServer());
+    sharded = await buildTestApp({ THREATMON_CORPUS_SHARDS: servers.map((s) => s.url).join(',') }, { newId: countingIds() });
+    single = await buildTestApp({}, { newId: countingIds() });
+    staffSharded = (await sharded.createOrg('enterprise', 'shard-platform', true)).owner;
+    staffSingle = (await single.createOrg('enterprise', 'shard-platform', true)).owner;
+    for (let s = 0; s < 3; s++) {
+      const ids = { sharded: '', single: '' };
+      for (const [t, who, k] of [[sharded, staffSharded, 'sharded'], [single, staffSingle, 'single']] as const) {
+        ids[k] = json(await t.as(who, { method: 'POST', url: '/api/v1/leaks/sources/', payload: { name: `Shard source ${s}`, breach_date: '2024-01-01' } })).id;
+      }
+      sources.push(ids);
+      const records = corpus(300, 7 + s);
+      for (let b = 0; b < records.length; b += 100) {
+        for (const [t, who, k] of [[sharded, staffSharded, 'sharded'], [single, staffSingle, 'single']] as const) {
+          const res = await t.as(who, { method: 'POST', url: `/api/v1/leaks/sources/${ids[k]}/records/`, payload: records.slice(b, b + 100) });
+          expect(res.statusCode).toBe(200);
+          t.clock.advance(60);
+        }
+      }
+    }
+  }, 300_000);
+
+  afterAll(async () => {
+    await sharded?.close();
+    await single?.close();
+    for (const s of servers) s.remove();
+  });
+
+  const shardCounts = async () => {
+    const counts: number[] = [];
+    for (const s of servers) {
+      const c = new pg.Client({ connectionString: s.url });
+      await c.connect();
+      counts.push(Number((await c.query('select count(*) as n from leak_records')).rows[0].n));
+      await c.end();
+    }
+    return counts;
+  };
+
+  it('spreads the records over the three servers, each holding its slots', async () => {
+    const counts = await shardCounts();
+    const total = Number(((await sharded.db.selectFrom('leak_records').select((eb) => eb.fn.countAll().as('n')).executeTakeFirst()) as { n: number }).n);
+    const alone = Number(((await single.db.selectFrom('leak_records').select((eb) => eb.fn.countAll().as('n')).executeTakeFirst()) as { n: number }).n);
+    expect(total).toBe(alone);
+    expect(counts.reduce((a, b) => a + b, 0)).toBe(total);
+    for (const c of counts) expect(c).toBeGreaterThan(total / 6);
+    expect(sharded.app.deps.database.corpusShards?.shards.flatMap((s) => s.slots).sort()).toHaveLength(SLOTS);
+  });
+
+  it('answers every search with the same records in the same order as one server', async () => {
+    // Values that occur, taken from the generated records: each search matches several.
+    const all = [7, 8, 9].flatMap((seed) => corpus(300, seed));
+    const pick = (field: string) => encodeURIComponent(String(all.find((r) => r[field] !== undefined)?.[field]));
+    const searches = [
+      `?email=${pick('email')}`,
+      '?domain=corp1.example',
+      '?domain=corp1.example&exact_domain=true',
+      '?domain=corp2.example&has_password=true',
+      `?username=${pick('username')}`,
+      `?phone=${pick('phone')}`,
+      `?ip=${pick('ip')}`,
+      '?ip=10.1.0.0/16',
+      '?ip=10.0.0.0/8&page=2&page_size=5',
+      '?q=jennifer%20smith',
+      '?q=%22maria%20garcia%22',
+      '?q=rob*',
+      '?q=chen&ordering=created_at',
+      '?source=SOURCE&page_size=50&page=3',
+      '?domain=shop.example&leaked_after=2024-03-01&ordering=leaked_at',
+      '?q=linda&severity=high,critical&exact_count=true',
+    ];
+    for (const qs of searches) {
+      const [a, b] = await Promise.all(
+        [[sharded, staffSharded, 'sharded'], [single, staffSingle, 'single']].map(async ([t, who, k]) => {
+          const res = await (t as TestApp).as(who as User, { method: 'GET', url: `/api/v1/leaks/search/${qs.replace('SOURCE', (sources[1] as Record<string, string>)[k as string] as string)}` });
+          expect(res.statusCode, `${qs}: ${res.body}`).toBe(200);
+          const body = json(res);
+          return { count: body.count, results: body.results.map((r: { id: string; source: { id: string } }) => ({ ...r, id: unslotted(r.id), source: r.source.id === (sources[1] as Record<string, string>)[k as string] ? 'one' : 'other' })) };
+        }),
+      );
+      if (!a?.results.length || JSON.stringify(a) !== JSON.stringify(b)) console.log(qs, JSON.stringify(a).slice(0, 600), '\n', JSON.stringify(b).slice(0, 600));
+      expect(a?.results.length, qs).toBeGreaterThan(0);
+      expect(a, qs).toEqual(b);
+    }
+  });
+
+  it('reads a record by its id from the shard its id names', async () => {
+    const res = json(await sharded.as(staffSharded, { method: 'GET', url: '/api/v1/leaks/search/?domain=corp2.example&page_size=20' }));
+    for (const r of res.results as { id: string; email: string }[]) {
+      const one = await sharded.as(staffSharded, { method: 'GET', url: `/api/v1/leaks/records/${r.id}/` });
+      expect(one.statusCode).toBe(200);
+      expect(json(one).email).toBe(r.email);
+    }
+    // An id whose slot digit is changed names another shard's slot: not found there.
+    const id = (res.results[0] as { id: string }).id;
+    const other = `${id.slice(0, -1)}${id.endsWith('0') ? '1' : '0'}`;
+    expect((await sharded.as(staffSharded, { method: 'GET', url: `/api/v1/leaks/records/${other}/` })).statusCode).toBe(404);
+  });
+
+  it('skips a repeated record on whichever shard holds it', async () => {
+    const before = await shardCounts();
+    const again = corpus(300, 7).slice(0, 100);
+    const res = json(await sharded.as(staffSharded, { method: 'POST', url: `/api/v1/leaks/sources/${sources[0]?.sharded}/records/`, payload: again }));
+    const alone = json(await single.as(staffSingle, { method: 'POST', url: `/api/v1/leaks/sources/${sources[0]?.single}/records/`, payload: again }));
+    expect(res.accepted).toBe(0);
+    expect(res).toEqual(alone);
+    expect(res.duplicates).toBeGreaterThan(90);
+    expect(await shardCounts()).toEqual(before);
+  });
+
+  it('deletes a source\'s records from every shard', async () => {
+    const before = await shardCounts();
+    const res = await sharded.as(staffSharded, { method: 'DELETE', url: `/api/v1/leaks/sources/${sources[2]?.sharded}/` });
+    expect(res.statusCode).toBe(204);
+    const after = await shardCounts();
+    expect(after.reduce((a, b) => a + b, 0)).toBe(before.reduce((a, b) => a + b, 0) - 300 + (await duplicatesOf(2)));
+    const search = json(await sharded.as(staffSharded, { method: 'GET', url: `/api/v1/leaks/search/?source=${sources[2]?.sharded}` }));
+    expect(search.count).toBe(0);
+  });
+
+  /** Records of source `s` that repeated one of its own (stored once): from the single corpus. */
+  async function duplicatesOf(s: number) {
+    const src = json(await single.as(staffSingle, { method: 'GET', url: `/api/v1/leaks/sources/${sources[s]?.single}/` }));
+    return 300 - (src.record_count as number);
+  }
+});
