@@ -21,6 +21,17 @@ import type { DB } from './schema.js';
 export const SLOTS = 16;
 const HEX = '0123456789abcdef';
 
+/**
+ * The shard a PostgreSQL error says it could not reach (postgres_fdw names its foreign server:
+ * `could not connect to server "public_corpus_shard_1"`), as `corpus shard 1`; null for any other error.
+ */
+export function unreachableShard(err: unknown): string | null {
+  const e = err as { code?: unknown; message?: unknown } | null;
+  if (typeof e?.code !== 'string' || !/^(08|57P0)/.test(e.code) || typeof e.message !== 'string') return null;
+  const m = /server "[A-Za-z0-9_]*_corpus_shard_(\d+)"/.exec(e.message);
+  return m ? `corpus shard ${m[1]}` : null;
+}
+
 /** The slot (one hex digit) of a record, from what it is searched by most precisely. */
 export function recordSlot(r: { email: string | null; username_lower: string | null; phone: string | null }, key: Uint8Array): string {
   const route = r.email ?? r.username_lower ?? r.phone;

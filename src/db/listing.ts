@@ -19,6 +19,8 @@ export interface ListContext {
   dialect: Dialect;
   /** PostgreSQL leak search: full text checked in each row read instead of through its index (see pgFullText). */
   fullTextScan?: boolean;
+  /** PostgreSQL leak search: the corpus is spread over shards (see corpus-shards.ts). */
+  sharded?: boolean;
 }
 
 /** A custom filter: `parse` (HTTP: validate and normalise, may throw 400) feeds `where` (SQL). */

@@ -1,3 +1,4 @@
+import { unreachableShard } from '../db/corpus-shards.js';
 import { isUtf8 } from 'node:buffer';
 import { randomUUID } from 'node:crypto';
 import { type IncomingMessage, type ServerResponse, STATUS_CODES as STATUS_TEXT } from 'node:http';
@@ -108,6 +109,9 @@ export function sendProblem(reply: FastifyReply, p: Problem, headers: Record<str
   return reply.code(p.status).type('application/problem+json; charset=utf-8').send(p);
 }
 
+/** Seconds a client is asked to wait before asking again of a corpus shard that is down. */
+const SHARD_RETRY_S = 30;
+
 export function toProblem(err: FastifyError | AppError | Error, request: FastifyRequest): [Problem, Record<string, string>] {
   const id = String(request.id);
   if (err instanceof AppError) {
@@ -124,6 +128,12 @@ export function toProblem(err: FastifyError | AppError | Error, request: Fastify
     const p = problem(400, code, errors.map((e) => `${e.field}: ${e.message}`).join('; '), id);
     p.errors = errors;
     return [p, {}];
+  }
+  // A corpus shard down (THREATMON_CORPUS_SHARDS): what needs it answers 503 naming it; the rest answers.
+  const shard = unreachableShard(err);
+  if (shard) {
+    const p = problem(503, 'unavailable', `The ${shard} cannot be reached: what needs its records answers again once it is back. Retry later.`, id);
+    return [Object.assign(p, { unavailable: shard, retry_after: SHARD_RETRY_S }), { 'retry-after': String(SHARD_RETRY_S) }];
   }
   const known = fe.code ? FASTIFY_CODES[fe.code] : undefined;
   if (known) return [problem(known[0], known[1], known[2], id), {}];

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SLOTS } from '../../src/db/corpus-shards.js';
+import { routeSlot, SLOTS } from '../../src/db/corpus-shards.js';
 import type { User } from '../../src/modules/identity/index.js';
 import { buildTestApp, json, TEST_PG_URL, type TestApp } from '../helpers/build-app.js';
 import { type Replica, startServer } from '../helpers/pg-replica.js';
@@ -39,6 +39,9 @@ function corpus(n: number, seed: number) {
   }
   return out;
 }
+
+/** Every record both corpora were given. */
+const all = () => [7, 8, 9].flatMap((seed) => corpus(300, seed));
 
 /**
  * The corpus spread over three PostgreSQL servers started here (THREATMON_CORPUS_SHARDS), beside
@@ -104,8 +107,7 @@ describe.skipIf(!TEST_PG_URL)('corpus shards', () => {
 
   it('answers every search with the same records in the same order as one server', async () => {
     // Values that occur, taken from the generated records: each search matches several.
-    const all = [7, 8, 9].flatMap((seed) => corpus(300, seed));
-    const pick = (field: string) => encodeURIComponent(String(all.find((r) => r[field] !== undefined)?.[field]));
+    const pick = (field: string) => encodeURIComponent(String(all().find((r) => r[field] !== undefined)?.[field]));
     const searches = [
       `?email=${pick('email')}`,
       '?domain=corp1.example',
@@ -152,6 +154,33 @@ describe.skipIf(!TEST_PG_URL)('corpus shards', () => {
     expect((await sharded.as(staffSharded, { method: 'GET', url: `/api/v1/leaks/records/${other}/` })).statusCode).toBe(404);
   });
 
+  it('backfills monitors from every shard, and alerts show their records, as on one server', async () => {
+    const cases = [
+      { type: 'domain', terms: ['corp1.example'] },
+      { type: 'email', terms: all().filter((r) => r.email).slice(0, 5).map((r) => r.email as string) },
+      { type: 'username', terms: [String(all().find((r) => r.username)?.username)] },
+      { type: 'ip', terms: ['10.2.0.0/16'] },
+      { type: 'keyword', terms: ['olga'] },
+    ];
+    const alerts: Record<string, unknown[]> = {};
+    for (const [t, who, k] of [[sharded, staffSharded, 'sharded'], [single, staffSingle, 'single']] as const) {
+      const ids: string[] = [];
+      for (const body of cases) {
+        const res = await t.as(who, { method: 'POST', url: '/api/v1/monitoring/', payload: { name: `Shards ${body.type}`, ...body } });
+        expect(res.statusCode, res.body).toBe(201);
+        ids.push(json(res).id);
+      }
+      expect(await t.services.monitoring.scans.runPending()).toBe(cases.length);
+      alerts[k] = [];
+      for (const id of ids) {
+        const res = json(await t.as(who, { method: 'GET', url: `/api/v1/monitoring/${id}/alerts/?page_size=100` }));
+        alerts[k]?.push(res.count, ...res.results.map((a: { leak_record: { id: string; source: { name: string } }; matched_term: string; matched_field: string }) => [unslotted(a.leak_record.id), a.leak_record.source.name, a.matched_term, a.matched_field]));
+      }
+    }
+    expect((alerts.sharded as unknown[]).length).toBeGreaterThan(10);
+    expect(alerts.sharded).toEqual(alerts.single);
+  });
+
   it('skips a repeated record on whichever shard holds it', async () => {
     const before = await shardCounts();
     const again = corpus(300, 7).slice(0, 100);
@@ -161,6 +190,38 @@ describe.skipIf(!TEST_PG_URL)('corpus shards', () => {
     expect(res).toEqual(alone);
     expect(res.duplicates).toBeGreaterThan(90);
     expect(await shardCounts()).toEqual(before);
+  });
+
+  it('with a shard down: what needs it answers 503 naming it, the rest answers, an ingest is refused whole', async () => {
+    const shards = sharded.app.deps.database.corpusShards?.shards ?? [];
+    const emails = all().flatMap((r) => (r.email ? [r.email as string] : []));
+    const onShard = (i: number) => emails.find((e) => shards[i]?.slots.includes(routeSlot(e))) as string;
+    const search = (qs: string) => sharded.as(staffSharded, { method: 'GET', url: `/api/v1/leaks/search/${qs}` });
+    const before = json(await search(`?email=${encodeURIComponent(onShard(0))}`));
+    const total = await shardCounts();
+    servers[1]?.kill();
+    try {
+      // An e-mail search asks the one shard its address hashes to.
+      const up = await search(`?email=${encodeURIComponent(onShard(0))}`);
+      expect(up.statusCode).toBe(200);
+      expect(json(up)).toEqual(before);
+      for (const qs of [`?email=${encodeURIComponent(onShard(1))}`, '?domain=corp1.example', '?q=smith']) {
+        const down = await search(qs);
+        expect(down.statusCode, qs).toBe(503);
+        expect(down.headers['content-type']).toMatch(/^application\/problem\+json/);
+        expect(down.headers['retry-after']).toBe('30');
+        expect(json(down)).toMatchObject({ code: 'unavailable', unavailable: 'corpus shard 1' });
+      }
+      const ingest = await sharded.as(staffSharded, { method: 'POST', url: `/api/v1/leaks/sources/${sources[0]?.sharded}/records/`, payload: [{ email: onShard(0).replace('@', '+new@') }, { email: onShard(1).replace('@', '+new@') }] });
+      expect(ingest.statusCode).toBe(503);
+    } finally {
+      servers[1]?.start();
+    }
+    // Nothing of the refused batch was kept on the shard that was up.
+    expect(await shardCounts()).toEqual(total);
+    const again = await sharded.as(staffSharded, { method: 'POST', url: `/api/v1/leaks/sources/${sources[0]?.sharded}/records/`, payload: [{ email: onShard(0).replace('@', '+new@') }, { email: onShard(1).replace('@', '+new@') }] });
+    expect(json(again)).toMatchObject({ accepted: 2 });
+    expect(json(await search('?domain=corp1.example')).count).toBeGreaterThan(0);
   });
 
   it('deletes a source\'s records from every shard', async () => {

@@ -1,7 +1,8 @@
 import { type AliasedExpression, type SelectQueryBuilder, sql } from 'kysely';
 import type { Database } from '../../db/database.js';
+import { SLOT_SQL } from '../../db/corpus-shards.js';
 import { ShapeCache } from '../../db/prepared.js';
-import { type ListParams, type ListResult, onlyParams } from '../../db/listing.js';
+import { type ListContext, type ListParams, type ListResult, onlyParams } from '../../db/listing.js';
 import type { DB } from '../../db/schema.js';
 import { type FullTextTerm, ftsQuery, prefixEnd } from '../../domain/leak-record.js';
 import { AppError } from '../../http/errors.js';
@@ -72,7 +73,7 @@ export class LeakSearches {
    */
   async search(params: ListParams): Promise<ListResult<string>> {
     const { page, pageSize } = params;
-    const ctx = { dialect: this.database.dialect };
+    const ctx = this.listContext();
     // Counting every match of a broad criterion (a source, a has_password) reads every matching
     // row; the page reads an index in order. So the count stops past the limit or the page's end.
     const limit = params.filters.exact_count === true ? null : Math.max(this.countLimit, page * pageSize);
@@ -178,7 +179,7 @@ export class LeakSearches {
       if (cut === null) break;
       // Chosen again as the slice widens: a slice too big to read row by row goes through the index.
       const matched = LeakSearches.scansSlice(share, stats.records, estimate, postings)
-        ? (scanned ??= leakSearch.filter(this.db.selectFrom('leak_records'), params, { dialect: 'postgres', fullTextScan: true }))
+        ? (scanned ??= leakSearch.filter(this.db.selectFrom('leak_records'), params, { ...this.listContext(), fullTextScan: true }))
         : filtered;
       const slice = matched.where('leak_records.created_at', desc ? '>=' : '<=', sql<string>`to_timestamp(${cut})`);
       const rows = await this.pageRecords(leakSearch.pageQuery(slice.select('leak_records.id'), params), sql<number>`${count}::int8`.as('total'), params);
@@ -252,8 +253,12 @@ export class LeakSearches {
   }
 
   /** PostgreSQL: the records of a page's ids (a query), in order, each with `total` as a column: one statement. */
-  private pageRecordsQuery(ids: ReturnType<typeof leakSearch.pageQuery>, total: AliasedExpression<unknown, 'total'>, params: ListParams) {
-    return leakSearch.order(this.records.recordsQuery().innerJoin(ids.as('page'), 'page.id', 'leak_records.id').select(total), params) as SelectQueryBuilder<
+  private pageRecordsQuery(ids: ReturnType<typeof leakSearch.pageQuery>, total: AliasedExpression<unknown, 'total'>, params: ListParams, where = criteria(params)) {
+    let records = this.records.recordsQuery().innerJoin(ids.as('page'), 'page.id', 'leak_records.id');
+    // Shards: the page's records are read from the shard the address names, as its ids were (see the email filter).
+    const email = where.filters.email;
+    if (this.database.corpusShards && email !== undefined) records = records.where(sql.raw(SLOT_SQL), '=', sql<string>`left(md5(${email}), 1)`);
+    return leakSearch.order(records.select(total), params) as SelectQueryBuilder<
       DB,
       'leak_records',
       RecordRow & { total: number }
@@ -266,6 +271,10 @@ export class LeakSearches {
 
   private readonly shapes = new ShapeCache();
 
+  private listContext(): ListContext {
+    return { dialect: this.database.dialect, sharded: this.database.corpusShards !== undefined };
+  }
+
   /**
    * PostgreSQL, any criterion but full text and a domain's merge: the page's records with the
    * count as a column, in one statement, built once per shape of search (its filters, ordering and
@@ -277,7 +286,7 @@ export class LeakSearches {
     const values = { ...criteria(params), ...pageBounds(params), countTo: countTo(limit) };
     return this.shapes.run(this.db, `page ${ordering.field} ${ordering.desc}`, values, (v) => {
       const filtered = this.filteredBy(params, v);
-      return this.pageRecordsQuery(this.pageOfIds(filtered, params, v), this.counter(filtered, v.countTo).as('total'), params);
+      return this.pageRecordsQuery(this.pageOfIds(filtered, params, v), this.counter(filtered, v.countTo).as('total'), params, v);
     });
   }
 
@@ -288,7 +297,7 @@ export class LeakSearches {
 
   /** The search's criteria applied with `where`'s values (a ShapeCache's placeholders). */
   private filteredBy(params: ListParams, where: Pick<ListParams, 'filters' | 'ranges' | 'search'>): Filtered {
-    return leakSearch.filter(this.db.selectFrom('leak_records'), { ...params, ...where }, { dialect: this.database.dialect });
+    return leakSearch.filter(this.db.selectFrom('leak_records'), { ...params, ...where }, this.listContext());
   }
 
   /** The matches of `filtered` counted, all of them (`upTo` null) or at most `upTo` (see countTo()). */
