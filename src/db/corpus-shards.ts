@@ -1,6 +1,9 @@
-import { hash } from 'node:crypto';
+import { hash, randomUUID } from 'node:crypto';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { type Kysely, sql } from 'kysely';
 import pg from 'pg';
+import { from as copyFrom } from 'pg-copy-streams';
 import { currentSchema, migrateToLatest } from './migrator.js';
 import type { DB } from './schema.js';
 
@@ -26,10 +29,28 @@ const HEX = '0123456789abcdef';
  * `could not connect to server "public_corpus_shard_1"`), as `corpus shard 1`; null for any other error.
  */
 export function unreachableShard(err: unknown): string | null {
+  if (err instanceof ShardUnavailable) return err.shard;
   const e = err as { code?: unknown; message?: unknown } | null;
   if (typeof e?.code !== 'string' || !/^(08|57P0)/.test(e.code) || typeof e.message !== 'string') return null;
   const m = /server "[A-Za-z0-9_]*_corpus_shard_(\d+)"/.exec(e.message);
   return m ? `corpus shard ${m[1]}` : null;
+}
+
+/** A shard written to directly could not be reached (refused, cut, shut down). */
+export class ShardUnavailable extends Error {
+  constructor(
+    readonly shard: string,
+    override readonly cause: unknown,
+  ) {
+    super(`${shard} cannot be reached: ${(cause as Error)?.message ?? String(cause)}`);
+    this.name = 'ShardUnavailable';
+  }
+}
+
+/** A failure of the connection to a shard rather than of the statement: no error from the server, or one of classes 08 and 57P. */
+function connectionFailed(err: unknown): boolean {
+  const e = err as { code?: unknown; severity?: unknown } | null;
+  return typeof e?.severity !== 'string' || (typeof e.code === 'string' && /^(08|57P)/.test(e.code));
 }
 
 /** The slot (one hex digit) of a record, from what it is searched by most precisely. */
@@ -80,12 +101,102 @@ export function initialSlots(shards: number): string[][] {
 /** The text of a string literal (the names and options below come from configuration, not clients). */
 const lit = (s: string) => `'${s.replace(/'/g, "''")}'`;
 
+/** Connections to each shard's database, for the writes that go straight to it. */
+const SHARD_POOL_SIZE = 4;
+/** PostgreSQL's undefined_object: a prepared transaction already committed or rolled back (by recovery). */
+const isGone = (err: unknown) => (err as { code?: unknown } | null)?.code === '42704';
+
 export class CorpusShards {
   readonly names: string[];
   shards: ShardInfo[] = [];
+  /** Each shard's connections, in THREATMON_CORPUS_SHARDS order. */
+  pools: pg.Pool[] = [];
+  /** The main database's schema: names this corpus's prepared transactions on the shards. */
+  schema = '';
+  private readonly batches = new WeakMap<object, ShardBatch>();
 
   constructor(readonly urls: string[]) {
     this.names = urls.map(shardName);
+  }
+
+  /** The position of the shard holding a slot. */
+  positionOf(slot: string): number {
+    const i = this.shards.findIndex((s) => s.slots.includes(slot));
+    if (i < 0) throw new Error(`no shard holds slot ${slot}`);
+    return i;
+  }
+
+  /** The shards' part of a main-database transaction (`trx`): opened on its first write. */
+  batchFor(trx: object): ShardBatch {
+    let b = this.batches.get(trx);
+    if (!b) this.batches.set(trx, (b = new ShardBatch(this)));
+    return b;
+  }
+
+  /**
+   * Before `trx` commits: each shard's part prepared (PREPARE TRANSACTION), and the batch named in
+   * corpus_commits within `trx`: its commit is the batch's (see recover()).
+   */
+  async beforeCommit(trx: Kysely<DB>): Promise<void> {
+    await this.batches.get(trx)?.prepare(trx);
+  }
+
+  /** After `trx` committed: each shard's part committed. A shard that fails here is committed by recover(). */
+  async afterCommit(trx: object, main: Kysely<DB>): Promise<void> {
+    const b = this.batches.get(trx);
+    this.batches.delete(trx);
+    if (b) await b.commitPrepared(main);
+  }
+
+  /**
+   * After `trx` rolled back (or failed): each shard's part rolled back. Once prepared, it is left
+   * to recover(): a commit that failed on its way back may still have committed.
+   */
+  async afterRollback(trx: object, main: Kysely<DB>): Promise<void> {
+    const b = this.batches.get(trx);
+    this.batches.delete(trx);
+    if (!b) return;
+    if (await b.rollback()) await this.recover(main).catch(() => undefined);
+  }
+
+  gid(batch: string, position: number): string {
+    return `threatmon:${this.schema}:${batch}:${position}`;
+  }
+
+  /**
+   * Ends the shards' prepared transactions of batches whose main transaction ended: committed when
+   * corpus_commits says the batch committed, else rolled back. A batch whose main transaction is
+   * still running is waited for (the insert below waits on its row), never rolled back under it.
+   */
+  async recover(main: Kysely<DB>): Promise<{ committed: number; rolledBack: number }> {
+    const found = new Map<string, number[]>();
+    for (const [i, pool] of this.pools.entries()) {
+      const { rows } = await pool.query<{ gid: string }>('select gid from pg_prepared_xacts where gid like $1', [`threatmon:${this.schema}:%`]);
+      for (const { gid } of rows) {
+        const batch = gid.split(':')[2] as string;
+        found.set(batch, [...(found.get(batch) ?? []), i]);
+      }
+    }
+    const done = { committed: 0, rolledBack: 0 };
+    for (const [batch, positions] of found) {
+      await sql`insert into corpus_commits (id, committed) values (${batch}, false) on conflict (id) do nothing`.execute(main);
+      const { rows } = await sql<{ committed: boolean }>`select committed from corpus_commits where id = ${batch}`.execute(main);
+      const commit = rows[0]?.committed === true;
+      for (const i of positions) {
+        try {
+          await (this.pools[i] as pg.Pool).query(`${commit ? 'commit' : 'rollback'} prepared '${this.gid(batch, i)}'`);
+          done[commit ? 'committed' : 'rolledBack']++;
+        } catch (err) {
+          if (!isGone(err)) throw err;
+        }
+      }
+      await sql`delete from corpus_commits where id = ${batch}`.execute(main);
+    }
+    return done;
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.pools.splice(0).map((p) => p.end()));
   }
 
   /**
@@ -95,10 +206,28 @@ export class CorpusShards {
    */
   async setup(main: Kysely<DB>): Promise<void> {
     const schema = await currentSchema(main);
+    this.schema = schema;
+    this.pools = this.urls.map((url) => {
+      const pool = new pg.Pool({ connectionString: url, max: SHARD_POOL_SIZE, connectionTimeoutMillis: 5000 });
+      // An idle connection's error (the shard restarted) must not crash the process.
+      pool.on('error', () => {});
+      return pool;
+    });
+    for (const [i, pool] of this.pools.entries()) {
+      const { rows } = await pool.query<{ n: string }>('select current_setting($1) as n', ['max_prepared_transactions']);
+      if (Number(rows[0]?.n) < 1) {
+        throw new Error(`THREATMON_CORPUS_SHARDS: ${this.names[i]} has max_prepared_transactions = 0; each ingest commits on every shard it wrote to together (two-phase commit): set it to 64 or more and restart that server`);
+      }
+      // The staging tables of connections that are gone (ShardBatch).
+      const { rows: stale } = await pool.query<{ name: string }>(`select c.relname as name from pg_class c where c.relkind = 'r' and c.relname ~ '^leak_records_incoming_[0-9]+$'
+        and substring(c.relname from '[0-9]+$')::int not in (select pid from pg_stat_activity)`);
+      for (const { name } of stale) await pool.query(`drop table if exists ${name}`);
+    }
     const { rows: kind } = await sql<{ relkind: string }>`select c.relkind from pg_class c join pg_namespace n on n.oid = c.relnamespace
       where n.nspname = ${schema} and c.relname = 'leak_records'`.execute(main);
     if (kind[0]?.relkind === 'p') {
       this.shards = await this.stored(main, schema);
+      await this.recover(main);
       const configured = this.names.join(', ');
       const made = this.shards.map((s) => s.name).join(', ');
       if (configured !== made) {
@@ -115,6 +244,8 @@ export class CorpusShards {
     await main.transaction().execute(async (trx) => {
       await sql`create extension if not exists postgres_fdw`.execute(trx);
       await sql.raw(`create table if not exists corpus_shards (position int primary key, server text not null, name text not null, slots text not null)`).execute(trx);
+      // The batches written to several shards whose main transaction committed (see recover()).
+      await sql.raw(`create table if not exists corpus_commits (id uuid primary key, committed boolean not null default true)`).execute(trx);
       // The alerts' reference to a record cannot be a foreign key any more: a partitioned table
       // of foreign tables has no index to hold one. Deleting records deletes their alerts (LeaksService).
       await sql`alter table monitor_alerts drop constraint if exists monitor_alerts_leak_record_id_fkey`.execute(trx);
@@ -174,5 +305,96 @@ async function prepareShard(url: string, slots: string[]): Promise<{ schema: str
     return { schema, url: new URL(url) };
   } finally {
     await db.destroy();
+  }
+}
+
+/** The staging table of a shard connection (COPY lands there, then one INSERT ... ON CONFLICT takes it in). */
+const staging = new WeakMap<pg.PoolClient, string>();
+
+/**
+ * One main-database transaction's writes to the shards: on each shard it writes to, a transaction
+ * of its own, prepared before the main one commits and committed after it (two-phase commit).
+ */
+export class ShardBatch {
+  readonly id = randomUUID();
+  private readonly open = new Map<number, pg.PoolClient>();
+  private prepared = false;
+
+  constructor(private readonly shards: CorpusShards) {}
+
+  /**
+   * Rows (COPY text of `columns`) into the shard at `position`, skipping any whose key it holds;
+   * returns the ids of those that were new.
+   */
+  async insert(position: number, columns: readonly string[], chunks: Iterable<string>): Promise<string[]> {
+    try {
+      return await this.copyInto(position, columns, chunks);
+    } catch (err) {
+      throw connectionFailed(err) ? new ShardUnavailable(`corpus shard ${position}`, err) : err;
+    }
+  }
+
+  private async copyInto(position: number, columns: readonly string[], chunks: Iterable<string>): Promise<string[]> {
+    const client = await this.client(position);
+    const table = staging.get(client) as string;
+    await client.query(`truncate ${table}`);
+    const stream = copyFrom(`copy ${table} (${columns.join(', ')}) from stdin`);
+    void client.query(stream);
+    await pipeline(Readable.from(chunks), stream);
+    const list = columns.join(', ');
+    const { rows } = await client.query<{ id: string }>(`insert into leak_records (${list}) select ${list} from ${table} order by fingerprint, id on conflict do nothing returning id`);
+    return rows.map((r) => r.id);
+  }
+
+  private async client(position: number): Promise<pg.PoolClient> {
+    let client = this.open.get(position);
+    if (client) return client;
+    client = await (this.shards.pools[position] as pg.Pool).connect();
+    this.open.set(position, client);
+    try {
+      if (!staging.has(client)) {
+        // A connection cut while held must fail its next query, not crash the process (once per connection).
+        client.on('error', () => {});
+        // Not a temporary table: a transaction that touched one cannot be prepared. One per
+        // connection (by its process id); setup drops those of connections that are gone.
+        const { rows } = await client.query<{ pid: number }>('select pg_backend_pid() as pid');
+        const table = `leak_records_incoming_${rows[0]?.pid}`;
+        await client.query(`create unlogged table if not exists ${table} (like leak_records)`);
+        staging.set(client, table);
+      }
+      await client.query('begin');
+    } catch (err) {
+      this.open.delete(position);
+      client.release(true);
+      throw err;
+    }
+    return client;
+  }
+
+  async prepare(trx: Kysely<DB>): Promise<void> {
+    if (this.open.size === 0) return;
+    await sql`insert into corpus_commits (id) values (${this.id})`.execute(trx);
+    await Promise.all([...this.open].map(([i, c]) => c.query(`prepare transaction '${this.shards.gid(this.id, i)}'`)));
+    this.prepared = true;
+  }
+
+  async commitPrepared(main: Kysely<DB>): Promise<void> {
+    if (this.open.size === 0) return;
+    const results = await Promise.allSettled([...this.open].map(([i, c]) => c.query(`commit prepared '${this.shards.gid(this.id, i)}'`)));
+    this.release();
+    // Committed everywhere: the batch's row is no longer needed. Else recover() commits the rest.
+    if (results.every((r) => r.status === 'fulfilled' || isGone(r.reason))) await sql`delete from corpus_commits where id = ${this.id}`.execute(main);
+  }
+
+  /** Rolls back each shard's part not yet prepared; true when they were prepared (left to recover()). */
+  async rollback(): Promise<boolean> {
+    if (!this.prepared) await Promise.allSettled([...this.open.values()].map((c) => c.query('rollback')));
+    this.release(!this.prepared);
+    return this.prepared;
+  }
+
+  private release(broken = false) {
+    for (const c of this.open.values()) c.release(broken);
+    this.open.clear();
   }
 }

@@ -253,11 +253,12 @@ export function createDatabase(
   if (readUrls.length) {
     replicas = new ReadReplicas(db, readUrls.map(newPool), readUrls.map(replicaName), { maxLagMs: config.replicaMaxLagMs ?? 5000, checkMs: config.replicaCheckMs ?? 1000 });
   }
+  const corpusShards = config.corpusShards?.length ? new CorpusShards(config.corpusShards) : undefined;
   return {
     db,
     dialect: 'postgres',
     replicas,
-    corpusShards: config.corpusShards?.length ? new CorpusShards(config.corpusShards) : undefined,
+    corpusShards,
     async copyFrom(on, copySql, chunks) {
       const token = `${process.pid}.${++copyCount}`;
       pendingCopies.set(token, { copySql, chunks });
@@ -273,6 +274,7 @@ export function createDatabase(
     },
     async close() {
       replicas?.stop();
+      await corpusShards?.close();
       await db.destroy();
     },
   };

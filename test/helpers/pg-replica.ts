@@ -89,7 +89,7 @@ export async function startServer(): Promise<Replica> {
   if (process.getuid?.() === 0) execFileSync('chown', ['postgres:postgres', dir]);
   fs.chmodSync(dir, 0o700);
   asPostgres(path.join(bin, 'initdb'), ['-D', dir, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--locale', 'C.UTF-8', '--no-sync']);
-  fs.appendFileSync(path.join(dir, 'postgresql.conf'), `port = ${port}\nlisten_addresses = '127.0.0.1'\nunix_socket_directories = '${dir}'\nshared_buffers = 32MB\nfsync = off\nmax_connections = 50\n`);
+  fs.appendFileSync(path.join(dir, 'postgresql.conf'), `port = ${port}\nlisten_addresses = '127.0.0.1'\nunix_socket_directories = '${dir}'\nshared_buffers = 32MB\nfsync = off\nmax_connections = 50\nmax_prepared_transactions = 64\n`);
   const pgCtl = (...args: string[]) => asPostgres(path.join(bin, 'pg_ctl'), ['-D', dir, ...args]);
   const start = () => pgCtl('-l', path.join(dir, 'server.log'), '-w', '-t', '120', 'start');
   try {

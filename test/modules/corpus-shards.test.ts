@@ -1,6 +1,8 @@
+import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { routeSlot, SLOTS } from '../../src/db/corpus-shards.js';
+import { type CorpusShards, routeSlot, SLOTS } from '../../src/db/corpus-shards.js';
 import type { User } from '../../src/modules/identity/index.js';
 import { buildTestApp, json, TEST_PG_URL, type TestApp } from '../helpers/build-app.js';
 import { type Replica, startServer } from '../helpers/pg-replica.js';
@@ -196,6 +198,9 @@ describe.skipIf(!TEST_PG_URL)('corpus shards', () => {
     const shards = sharded.app.deps.database.corpusShards?.shards ?? [];
     const emails = all().flatMap((r) => (r.email ? [r.email as string] : []));
     const onShard = (i: number) => emails.find((e) => shards[i]?.slots.includes(routeSlot(e))) as string;
+    /** A new address whose records go to shard i. */
+    const newOn = (i: number) => Array.from({ length: 200 }, (_, k) => `probe${k}@corp9.example`).find((e) => shards[i]?.slots.includes(routeSlot(e))) as string;
+    const batch = [{ email: newOn(0) }, { email: newOn(1) }];
     const search = (qs: string) => sharded.as(staffSharded, { method: 'GET', url: `/api/v1/leaks/search/${qs}` });
     const before = json(await search(`?email=${encodeURIComponent(onShard(0))}`));
     const total = await shardCounts();
@@ -212,16 +217,40 @@ describe.skipIf(!TEST_PG_URL)('corpus shards', () => {
         expect(down.headers['retry-after']).toBe('30');
         expect(json(down)).toMatchObject({ code: 'unavailable', unavailable: 'corpus shard 1' });
       }
-      const ingest = await sharded.as(staffSharded, { method: 'POST', url: `/api/v1/leaks/sources/${sources[0]?.sharded}/records/`, payload: [{ email: onShard(0).replace('@', '+new@') }, { email: onShard(1).replace('@', '+new@') }] });
+      const ingest = await sharded.as(staffSharded, { method: 'POST', url: `/api/v1/leaks/sources/${sources[0]?.sharded}/records/`, payload: batch });
       expect(ingest.statusCode).toBe(503);
     } finally {
       servers[1]?.start();
     }
     // Nothing of the refused batch was kept on the shard that was up.
     expect(await shardCounts()).toEqual(total);
-    const again = await sharded.as(staffSharded, { method: 'POST', url: `/api/v1/leaks/sources/${sources[0]?.sharded}/records/`, payload: [{ email: onShard(0).replace('@', '+new@') }, { email: onShard(1).replace('@', '+new@') }] });
-    expect(json(again)).toMatchObject({ accepted: 2 });
+    const again = await sharded.as(staffSharded, { method: 'POST', url: `/api/v1/leaks/sources/${sources[0]?.sharded}/records/`, payload: batch });
+    expect(json(again), again.body).toMatchObject({ accepted: 2 });
     expect(json(await search('?domain=corp1.example')).count).toBeGreaterThan(0);
+  });
+
+  it('ends the shards\' prepared parts of a batch as its main transaction ended: committed or rolled back', async () => {
+    const shards = sharded.app.deps.database.corpusShards as CorpusShards;
+    const before = await shardCounts();
+    const shard0 = new pg.Client({ connectionString: servers[0]?.url });
+    shard0.on('error', () => {});
+    await shard0.connect();
+    // Two batches cut off between PREPARE on the shard and their main commit's aftermath: one
+    // whose main transaction committed (its row in corpus_commits), one whose main transaction did not.
+    const [committed, lost] = [randomUUID(), randomUUID()];
+    for (const [n, batch] of [committed, lost].entries()) {
+      await shard0.query('begin');
+      await shard0.query(`insert into leak_records (id, source_id, email, username, username_lower, domain, domain_rev, ip, ip_key, phone, full_name,
+        password_sha1, password_masked, extra, leaked_at, fingerprint, search_text, email_domain_rev, severity, password_ntlm, created_at) select (left(id::text, 30) || '${n}abcd' || right(id::text, 1))::uuid, source_id, email, username, username_lower, domain, domain_rev, ip, ip_key, phone, full_name,
+        password_sha1, password_masked, extra, leaked_at, decode(md5(random()::text), 'hex'), search_text, email_domain_rev, severity, password_ntlm, created_at from leak_records limit 1`);
+      await shard0.query(`prepare transaction '${shards.gid(batch, 0)}'`);
+    }
+    await sql`insert into corpus_commits (id) values (${committed})`.execute(sharded.db);
+    expect(await shards.recover(sharded.db)).toEqual({ committed: 1, rolledBack: 1 });
+    expect((await shard0.query('select count(*) as n from pg_prepared_xacts')).rows[0].n).toBe('0');
+    await shard0.end();
+    expect(await shardCounts()).toEqual(before.map((n, i) => (i === 0 ? n + 1 : n)));
+    expect((await sql<{ n: number }>`select count(*)::int as n from corpus_commits`.execute(sharded.db)).rows[0]?.n).toBe(0);
   });
 
   it('deletes a source\'s records from every shard', async () => {

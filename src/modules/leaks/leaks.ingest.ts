@@ -1,5 +1,6 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { ControlledTransaction, Kysely } from 'kysely';
+import { unreachableShard } from '../../db/corpus-shards.js';
 import type { DB } from '../../db/schema.js';
 import type { AppDeps } from '../../deps.js';
 import type { NormalisedRecord } from '../../domain/leak-record.js';
@@ -261,10 +262,15 @@ class IngestRun {
   /** Commits the open transaction with its counters, if one is open. */
   async commit(): Promise<void> {
     if (!this.trx) return;
+    const shards = this.deps.database.corpusShards;
+    let trx: ControlledTransaction<DB> | null = null;
     await this.retryingDeadlocks(async (t) => {
+      trx = t;
       await this.writes.writeCounts(t, this.counts);
+      await shards?.beforeCommit(t);
       await t.commit().execute();
     });
+    if (shards && trx) await shards.afterCommit(trx, this.deps.database.db);
     this.writes.wordsCommitted(this.counts);
     this.trx = null;
     this.pending = [];
@@ -315,6 +321,7 @@ class IngestRun {
   /** Forgets what the open transaction holds, in the database and in the report. */
   private async rollBack(): Promise<void> {
     await this.trx?.rollback().execute().catch(() => undefined);
+    if (this.trx) await this.deps.database.corpusShards?.afterRollback(this.trx, this.deps.database.db);
     this.trx = null;
     this.counts = newTransactionCounts();
     Object.assign(this.report, this.atCommit);
@@ -324,7 +331,13 @@ class IngestRun {
   private async stop(err: unknown): Promise<AppError> {
     await this.rollBack();
     this.pending = [];
-    this.stopped = new AppError('unavailable', 503, this.progressDetail(this.committed), { body: { ...this.report, processed: this.committed } });
+    // A corpus shard that cannot be reached is named (see corpus-shards.ts).
+    const shard = unreachableShard(err);
+    const detail = shard ? `The ${shard} cannot be reached. ${this.progressDetail(this.committed)}` : this.progressDetail(this.committed);
+    this.stopped = new AppError('unavailable', 503, detail, {
+      body: { ...this.report, processed: this.committed, ...(shard ? { unavailable: shard } : {}) },
+      headers: shard ? { 'retry-after': '30' } : undefined,
+    });
     // Logged (with the request id) by the error handler; never shown to the client.
     this.stopped.cause = err;
     return this.stopped;

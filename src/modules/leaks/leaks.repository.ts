@@ -1,4 +1,4 @@
-import { idInSlot, recordSlot, SLOT_SQL, slotOfId } from '../../db/corpus-shards.js';
+import { type CorpusShards, idInSlot, recordSlot, SLOT_SQL, slotOfId } from '../../db/corpus-shards.js';
 import { randomBytes, randomInt } from 'node:crypto';
 import { type Insertable, type Kysely, type QueryCreator, type RawBuilder, type Selectable, sql } from 'kysely';
 import type { Database, Dialect } from '../../db/database.js';
@@ -206,7 +206,12 @@ export class LeaksRepository {
       for (const i of keys.map((_, i) => i).sort((x, y) => Buffer.compare(keys[x] as Uint8Array, keys[y] as Uint8Array))) ids[i] = this.newId();
       // Spread over shards: each id names its record's slot (see corpus-shards.ts).
       if (this.database.corpusShards) records.forEach((r, i) => (ids[i] = idInSlot(ids[i] as string, recordSlot(r, keys[i] as Uint8Array))));
-      const returned = records.length >= COPY_FROM_RECORDS && this.database.copyFrom ? await this.copyRecords(trx, records, ids, keys, sourceId, at) : await this.insertRows(trx, records, ids, keys, sourceId, at);
+      const shards = this.database.corpusShards;
+      const returned = shards
+        ? await this.shardRecords(shards, trx, records, ids, keys, sourceId, at)
+        : records.length >= COPY_FROM_RECORDS && this.database.copyFrom
+          ? await this.copyRecords(trx, records, ids, keys, sourceId, at)
+          : await this.insertRows(trx, records, ids, keys, sourceId, at);
       const returnedIds = new Set(returned);
       records.forEach((r, i) => {
         const id = ids[i] as string;
@@ -220,6 +225,27 @@ export class LeaksRepository {
     return { inserted, insertedIds };
   }
 
+  /**
+   * Shards: each shard's records COPYed straight to it, all shards at once, in the shards' part of
+   * `trx` (committed with it, see ShardBatch). Returns the ids of the rows that were new.
+   */
+  private async shardRecords(shards: CorpusShards, trx: Kysely<DB>, records: NormalisedRecord[], ids: string[], keys: Uint8Array[], sourceId: string, at: string): Promise<string[]> {
+    const byShard = new Map<number, number[]>();
+    ids.forEach((id, i) => {
+      const at = shards.positionOf(slotOfId(id));
+      byShard.set(at, [...(byShard.get(at) ?? []), i]);
+    });
+    const batch = shards.batchFor(trx);
+    const pick = <T>(list: T[], idx: number[]) => idx.map((i) => list[i] as T);
+    // Every shard's part settled before a failure is thrown: the rollback then finds each of them done.
+    const parts = await Promise.allSettled(
+      [...byShard].map(([position, idx]) => batch.insert(position, RECORD_COLUMNS, copyChunks(pick(records, idx), pick(ids, idx), pick(keys, idx), sourceId, at))),
+    );
+    const failed = parts.find((p): p is PromiseRejectedResult => p.status === 'rejected');
+    if (failed) throw failed.reason;
+    return parts.flatMap((p) => (p.status === 'fulfilled' ? p.value : []));
+  }
+
   /** PostgreSQL, a small batch: multi-row INSERTs. Returns the ids of the rows that were new. */
   private async insertRows(trx: Kysely<DB>, records: NormalisedRecord[], ids: string[], keys: Uint8Array[], sourceId: string, at: string): Promise<string[]> {
     const rows = records.map((r, i) => Object.fromEntries(recordValues(r, ids[i] as string, sourceId, at, keys[i]).map((v, c) => [RECORD_COLUMNS[c], v])) as Insertable<LeakRecordsTable>);
@@ -231,8 +257,7 @@ export class LeaksRepository {
       const page = await trx
         .insertInto('leak_records')
         .values(rows.slice(i, i + 500))
-        // Shards: a foreign table names no index to conflict on; each shard's key index is the corpus's.
-        .onConflict((oc) => (this.database.corpusShards ? oc : oc.column('fingerprint')).doNothing())
+        .onConflict((oc) => oc.column('fingerprint').doNothing())
         .returning('id')
         .execute();
       for (const { id } of page) returned.push(id);
@@ -251,9 +276,8 @@ export class LeaksRepository {
     const columns = sql.join(RECORD_COLUMNS.map((c) => sql.ref(c)));
     await sql`create temporary table if not exists leak_records_incoming as select ${columns} from leak_records with no data`.execute(trx);
     await copyFrom(trx, `copy leak_records_incoming (${RECORD_COLUMNS.join(', ')}) from stdin`, copyChunks(records, ids, keys, sourceId, at));
-    const conflict = this.database.corpusShards ? sql`` : sql`(fingerprint)`;
-    const { rows } = await sql<{ id: string }>`insert into leak_records (${columns}) select ${columns} from leak_records_incoming order by fingerprint
-      on conflict ${conflict} do nothing returning id`.execute(trx);
+    const { rows } = await sql<{ id: string }>`insert into leak_records (${columns}) select ${columns} from leak_records_incoming order by fingerprint, id
+      on conflict (fingerprint) do nothing returning id`.execute(trx);
     // Emptied by TRUNCATE, not DELETE: no vacuum visits a temporary table, so deleted rows would
     // stay in it and every later batch would read past them.
     await sql`truncate leak_records_incoming`.execute(trx);
