@@ -7,7 +7,7 @@ import { ImportError, type ImportFormat, importLeaks } from './import-leaks.js';
 import { type Config, ConfigError, loadConfig, parseWorkers, PLANS, type Plan } from '../config.js';
 import { serve } from './serve.js';
 import { seedDemo } from './seed-demo.js';
-import { migrateToLatest } from '../db/migrator.js';
+import { prepareDatabase } from '../db/prepare.js';
 import { createDeps } from '../deps.js';
 import { AppError } from '../http/errors.js';
 import { ROLES, type Role } from '../modules/identity/index.js';
@@ -27,7 +27,7 @@ async function readStdin(): Promise<string> {
 async function withServices<T>(fn: (s: ReturnType<typeof createServices>, deps: ReturnType<typeof createDeps>) => Promise<T>): Promise<T> {
   const deps = createDeps(config());
   try {
-    await migrateToLatest(deps.database.db);
+    await prepareDatabase(deps.database);
     return await fn(createServices(deps), deps);
   } finally {
     await deps.counters.close();
@@ -85,7 +85,7 @@ export function buildCli(): Command {
     .action(async () => {
       const deps = createDeps(config());
       try {
-        const applied = await migrateToLatest(deps.database.db);
+        const applied = await prepareDatabase(deps.database);
         console.log(applied.length ? `Applied: ${applied.join(', ')}` : 'Database is up to date.');
       } finally {
         await deps.database.close();

@@ -6,7 +6,7 @@ import { buildApp, createServices } from '../app.js';
 import { bootstrapFirstAdmin } from '../bootstrap.js';
 import { answerCounters, answerMetrics, ClusterMetrics, IpcCounterStore, joinPrincipalChanges, PrincipalChangeRelay, processChannel } from '../runtime/cluster.js';
 import type { Config } from '../config.js';
-import { migrateToLatest } from '../db/migrator.js';
+import { prepareDatabase } from '../db/prepare.js';
 import { createDeps, type AppDeps } from '../deps.js';
 import { FailOpenStore, MemoryCounterStore } from '../runtime/counters.js';
 import { AppError } from '../http/errors.js';
@@ -92,7 +92,7 @@ async function servePrimary(cfg: Config): Promise<void> {
   // JWT secret when none is configured, so workers find it).
   const deps = createDeps(cfg);
   try {
-    await migrateToLatest(deps.database.db);
+    await prepareDatabase(deps.database);
     const services = createServices(deps);
     await bootstrap(deps, services);
     await finishInterruptedBulkLoad(services, log);

@@ -1,7 +1,7 @@
 import { hash, randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { type Kysely, sql } from 'kysely';
+import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { currentSchema, migrateToLatest } from './migrator.js';
@@ -195,7 +195,17 @@ export class CorpusShards {
     return done;
   }
 
+  /** Kysely over a shard's connections (a bulk load's index builds). */
+  kyselyOf(position: number): Kysely<DB> {
+    let k = this.kyselys.get(position);
+    if (!k) this.kyselys.set(position, (k = new Kysely<DB>({ dialect: new PostgresDialect({ pool: this.pools[position] as pg.Pool }) })));
+    return k;
+  }
+
+  private readonly kyselys = new Map<number, Kysely<DB>>();
+
   async close(): Promise<void> {
+    this.kyselys.clear();
     await Promise.all(this.pools.splice(0).map((p) => p.end()));
   }
 
@@ -285,9 +295,8 @@ export class CorpusShards {
  * Returns the schema its tables are in.
  */
 async function prepareShard(url: string, slots: string[]): Promise<{ schema: string; url: URL }> {
-  const { Kysely: K, PostgresDialect } = await import('kysely');
   const pool = new pg.Pool({ connectionString: url, max: 1 });
-  const db = new K<DB>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
   try {
     await migrateToLatest(db);
     const schema = await currentSchema(db);

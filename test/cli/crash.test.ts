@@ -6,6 +6,7 @@ import type { Kysely } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
 import { JWT_SECRET, TEST_PG_URL, testDatabaseUrl } from '../helpers/build-app.js';
 import { countersAndRecounts } from '../helpers/recount.js';
+import { type Replica, startServer as startPgServer } from '../helpers/pg-replica.js';
 import { startServer as startServe, until, withDb } from '../helpers/serve.js';
 
 /**
@@ -25,12 +26,23 @@ async function databaseUrl(name: string) {
   return TEST_PG_URL ? testDatabaseUrl() : `sqlite:${path.join(dir, `${name}.db`)}`;
 }
 
-function envFor(url: string) {
+function envForUrl(url: string) {
   return { ...process.env, THREATMON_DATABASE_URL: url, THREATMON_JWT_SECRET: JWT_SECRET, THREATMON_ADMIN_PASSWORD: PASSWORD, THREATMON_PORT: '0', THREATMON_LOG_LEVEL: 'warn', THREATMON_DATA_DIR: dir };
 }
 
 /** `threatmon serve` on `url`, resolved with its address once it listens. */
-const startServer = (url: string) => startServe(envFor(url));
+const startServer = (url: string) => startServe(envForUrl(url));
+
+/** Three empty PostgreSQL servers for the sharded runs (each run spreads a new corpus: fresh ones each time). */
+const shards: Replica[] = [];
+async function shardServers(): Promise<string[]> {
+  for (const s of shards.splice(0)) s.remove();
+  for (let i = 0; i < 3; i++) shards.push(await startPgServer());
+  return shards.map((s) => s.url);
+}
+afterAll(() => {
+  for (const s of shards.splice(0)) s.remove();
+});
 
 async function killHard(child: ChildProcess) {
   const closed = new Promise((resolve) => child.on('close', resolve));
@@ -124,11 +136,21 @@ describe('a kill -9 loses nothing acknowledged and leaves every counter true', (
     }
   }, 300_000);
 
-  for (const bulk of [false, true]) {
-    it(`of import-leaks${bulk ? ' --bulk' : ''} during its load`, async () => {
-      const url = await databaseUrl(bulk ? 'bulk' : 'plain');
-      const domain = bulk ? 'bulk-crash.example' : 'plain-crash.example';
-      const fifo = path.join(dir, `${bulk ? 'bulk' : 'plain'}.ndjson`);
+  // On PostgreSQL also with the corpus over three shards: the killed batch's prepared parts on
+  // the shards are ended at the next start (committed or rolled back as its main transaction was).
+  const variants = [
+    { bulk: false, sharded: false },
+    { bulk: true, sharded: false },
+    ...(TEST_PG_URL ? [{ bulk: false, sharded: true }, { bulk: true, sharded: true }] : []),
+  ];
+  for (const { bulk, sharded } of variants) {
+    it(`of import-leaks${bulk ? ' --bulk' : ''} during its load${sharded ? ', the corpus over three shards' : ''}`, async () => {
+      const name = `${bulk ? 'bulk' : 'plain'}${sharded ? '-sharded' : ''}`;
+      const url = await databaseUrl(name);
+      const domain = `${name}-crash.example`;
+      const shardsEnv = sharded ? { THREATMON_CORPUS_SHARDS: (await shardServers()).join(',') } : {};
+      const envFor = (u: string) => ({ ...envForUrl(u), ...shardsEnv });
+      const fifo = path.join(dir, `${name}.ndjson`);
       fs.rmSync(fifo, { force: true });
       expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
       const args = ['--import', 'tsx', 'src/cli/main.ts', 'import-leaks', fifo, '--source', 'Crash import', '--create-source', '--no-progress', ...(bulk ? ['--bulk'] : [])];
@@ -157,7 +179,7 @@ describe('a kill -9 loses nothing acknowledged and leaves every counter true', (
       await expectSound(url);
 
       // The same command on the whole input: the killed bulk load is finished, every record once.
-      const file = path.join(dir, `${bulk ? 'bulk' : 'plain'}-whole.ndjson`);
+      const file = path.join(dir, `${name}-whole.ndjson`);
       const total = sent + 2000;
       fs.writeFileSync(file, Array.from({ length: total }, (_, i) => line(domain, i)).join(''));
       const again = spawnSync(process.execPath, [...args.slice(0, 4), file, ...args.slice(5)], { cwd: ROOT, env: envFor(url), encoding: 'utf8' });
@@ -180,7 +202,7 @@ describe('a kill -9 loses nothing acknowledged and leaves every counter true', (
     fs.rmSync(fifo, { force: true });
     expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
     // What a shell runs: the installed command, which re-runs itself with a bounded heap.
-    const launcher = spawn(process.execPath, ['bin/threatmon.js', 'import-leaks', fifo, '--source', 'Launcher', '--create-source', '--no-progress'], { cwd: ROOT, env: envFor(url) });
+    const launcher = spawn(process.execPath, ['bin/threatmon.js', 'import-leaks', fifo, '--source', 'Launcher', '--create-source', '--no-progress'], { cwd: ROOT, env: envForUrl(url) });
     let stderr = '';
     launcher.stderr.on('data', (d) => (stderr += d));
     const pipe = await fs.promises.open(fifo, 'w');

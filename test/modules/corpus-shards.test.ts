@@ -183,6 +183,34 @@ describe.skipIf(!TEST_PG_URL)('corpus shards', () => {
     expect(alerts.sharded).toEqual(alerts.single);
   });
 
+  it('a bulk load sets each shard\'s search indexes aside and builds them again on every shard at once', async () => {
+    const indexes = async () => {
+      const out: string[][] = [];
+      for (const srv of servers) {
+        const c = new pg.Client({ connectionString: srv.url });
+        await c.connect();
+        out.push((await c.query(`select indexrelid::regclass::text as name from pg_index x join pg_class t on t.oid = x.indrelid where t.relname ~ '^leak_records_s' order by 1`)).rows.map((r) => r.name));
+        await c.end();
+      }
+      return out;
+    };
+    const before = await indexes();
+    for (const list of before) expect(list.length).toBeGreaterThan(20);
+    const bulk = sharded.services.leaks.bulk;
+    await bulk.begin();
+    // Left on each shard: the keys' indexes only (primary key and record key, for each slot table).
+    const during = await indexes();
+    during.forEach((list, i) => expect(list).toHaveLength(((sharded.app.deps.database.corpusShards?.shards[i]?.slots.length ?? 0) * 2)));
+    const batch = [{ email: 'bulk.one@shardbulk.example', full_name: 'Bulky One' }, { email: 'bulk.two@shardbulk.example', full_name: 'Bulky Two' }];
+    expect(json(await sharded.as(staffSharded, { method: 'POST', url: `/api/v1/leaks/sources/${sources[0]?.sharded}/records/`, payload: batch })).accepted).toBe(2);
+    const steps: string[] = [];
+    expect(await bulk.end((step) => steps.push(step))).toBe('rebuilt');
+    expect(steps.filter((s) => s.startsWith('shard 2: index '))).toHaveLength((before[2]?.length ?? 0) - (during[2]?.length ?? 0));
+    expect(await indexes()).toEqual(before);
+    const found = json(await sharded.as(staffSharded, { method: 'GET', url: '/api/v1/leaks/search/?q=bulky' }));
+    expect(found.count).toBe(2);
+  });
+
   it('skips a repeated record on whichever shard holds it', async () => {
     const before = await shardCounts();
     const again = corpus(300, 7).slice(0, 100);

@@ -39,7 +39,16 @@ export async function raiseMaintenanceWorkMem(db: QueryExecutorProvider, share =
 interface SetAside {
   name: string;
   sql: string;
+  /** The corpus shard whose table it indexes (THREATMON_CORPUS_SHARDS); absent: the main database's. */
+  shard?: number;
 }
+
+/** On a shard: the indexes of its slot tables that a bulk load sets aside (not a key's). */
+const SHARD_INDEXES = `select i.relname as name, pg_get_indexdef(i.oid) as sql
+  from pg_index x join pg_class i on i.oid = x.indexrelid join pg_class t on t.oid = x.indrelid
+  where t.relname ~ '^leak_records_s[0-9a-f]$' and t.relnamespace = current_schema()::regnamespace
+    and not exists (select 1 from pg_constraint c where c.conindid = x.indexrelid)
+  order by i.relname`;
 
 export class PgBulkLoads implements BulkLoads {
   /** The connection holding this process's shared lock while it takes part in a load. */
@@ -84,17 +93,28 @@ export class PgBulkLoads implements BulkLoads {
     try {
       // Waits while another process rebuilds (it holds the lock exclusively), then takes part.
       await sql`select pg_advisory_lock_shared(${LOCK_KEY})`.execute(held.db);
-      await held.db.transaction().execute(async (trx) => {
+      const shards = this.deps.database.corpusShards;
+      const onShards = await held.db.transaction().execute(async (trx) => {
         await sql`lock table leak_bulk_loads in exclusive mode`.execute(trx);
-        if ((await sql`select 1 from leak_bulk_loads`.execute(trx)).rows.length) return;
-        const { rows } = await sql<SetAside>`select i.relname as name, pg_get_indexdef(i.oid) as sql
-          from pg_index x join pg_class i on i.oid = x.indexrelid
-          where x.indrelid = 'leak_records'::regclass
-            and not exists (select 1 from pg_constraint c where c.conindid = x.indexrelid)
-          order by i.relname`.execute(trx);
+        if ((await sql`select 1 from leak_bulk_loads`.execute(trx)).rows.length) return [];
+        let rows: SetAside[];
+        if (shards) {
+          // Each shard's slot tables: their definitions kept here before any is dropped there.
+          const found = await Promise.all(shards.pools.map((p) => p.query<SetAside>(SHARD_INDEXES)));
+          rows = found.flatMap((r, shard) => r.rows.map((i) => ({ ...i, shard })));
+        } else {
+          ({ rows } = await sql<SetAside>`select i.relname as name, pg_get_indexdef(i.oid) as sql
+            from pg_index x join pg_class i on i.oid = x.indexrelid
+            where x.indrelid = 'leak_records'::regclass
+              and not exists (select 1 from pg_constraint c where c.conindid = x.indexrelid)
+            order by i.relname`.execute(trx));
+        }
         await sql`insert into leak_bulk_loads (id, from_rowid, dropped_indexes, started_at) values (1, 0, ${JSON.stringify(rows)}, ${this.deps.clock().toISOString()})`.execute(trx);
-        for (const { name } of rows) await sql`drop index ${sql.id(name)}`.execute(trx);
+        if (!shards) for (const { name } of rows) await sql`drop index ${sql.id(name)}`.execute(trx);
+        return shards ? rows : [];
       });
+      // Dropped once the load is recorded: a failure part-way leaves indexes the rebuild recreates.
+      if (shards) await Promise.all(shards.pools.map((p, i) => Promise.all(onShards.filter((r) => r.shard === i).map((r) => p.query(`drop index if exists ${r.name}`)))));
     } catch (err) {
       held.release();
       await held.done.catch(() => undefined);
@@ -167,6 +187,27 @@ export class PgBulkLoads implements BulkLoads {
     const load = (await sql<{ dropped_indexes: string }>`select dropped_indexes from leak_bulk_loads`.execute(db)).rows[0];
     if (!load) return false;
     const aside = JSON.parse(load.dropped_indexes) as SetAside[];
+    const shards = this.deps.database.corpusShards;
+    const local = aside.filter((i) => i.shard === undefined);
+    if (local.length) await this.build(db, () => this.db, local, onStep);
+    // Every shard builds its own at once, each on its own server.
+    if (shards) {
+      const sides = await Promise.allSettled(
+        shards.shards.map((_, i) => {
+          const k = shards.kyselyOf(i);
+          const mine = aside.filter((a) => a.shard === i);
+          return mine.length ? k.connection().execute((conn) => this.build(conn, () => k, mine, (step, ms) => onStep?.(`shard ${i}: ${step}`, ms))) : undefined;
+        }),
+      );
+      const failed = sides.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+      if (failed) throw failed.reason;
+    }
+    await sql`delete from leak_bulk_loads`.execute(db);
+    return true;
+  }
+
+  /** Builds `aside` on `db` (one connection), the full-text builds on another of `other` beside the rest. */
+  private async build(db: Kysely<DB>, other: () => Kysely<DB>, aside: SetAside[], onStep?: (step: string, ms: number) => void): Promise<void> {
     const fullText = aside.filter((i) => /\busing\s+gin\b/i.test(i.sql));
     const rest = aside.filter((i) => !fullText.includes(i));
     let beside = 0;
@@ -193,11 +234,9 @@ export class PgBulkLoads implements BulkLoads {
       await build(db, aside);
     } else {
       beside = 2;
-      const sides = await Promise.allSettled([this.db.connection().execute((conn) => build(conn, fullText)), build(db, rest)]);
+      const sides = await Promise.allSettled([other().connection().execute((conn) => build(conn, fullText)), build(db, rest)]);
       const failed = sides.find((s): s is PromiseRejectedResult => s.status === 'rejected');
       if (failed) throw failed.reason;
     }
-    await sql`delete from leak_bulk_loads`.execute(db);
-    return true;
   }
 }

@@ -405,7 +405,12 @@ export class LeaksRepository {
    * ANALYZE gives the planner the new distribution. Autovacuum would get there, later.
    */
   async afterLargeLoad(): Promise<void> {
-    if (this.database.dialect === 'postgres') await sql`vacuum (analyze) leak_records`.execute(this.db);
+    if (this.database.dialect !== 'postgres') return;
+    // Shards: each shard vacuums its own tables, all at once; the main database's statistics of
+    // the partitioned table (which the search's estimates read) are sampled from them after.
+    const shards = this.database.corpusShards;
+    if (shards) await Promise.all(shards.pools.map((p) => p.query('vacuum (analyze) leak_records')));
+    await sql.raw(shards ? 'analyze leak_records' : 'vacuum (analyze) leak_records').execute(this.db);
   }
 
   // --- saved searches ---
