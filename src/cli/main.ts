@@ -79,6 +79,30 @@ export function buildCli(): Command {
       await serve(opts.workers ? { ...cfg, workers: opts.workers } : cfg);
     });
 
+  const corpus = program.command('corpus').description('The leak corpus spread over several PostgreSQL servers (THREATMON_CORPUS_SHARDS).');
+  corpus
+    .command('add-shard')
+    .description('Add a PostgreSQL server to the corpus and move its share of the records to it, online: searches and ingests go on meanwhile. Then add its URL to THREATMON_CORPUS_SHARDS (at the end).')
+    .argument('<url>', 'postgres://user:password@host:port/database of an empty database (max_prepared_transactions above 0)')
+    .action(async (url: string) => {
+      if (!/^postgres(ql)?:\/\/[^/\s]+/.test(url)) throw new InvalidArgumentError('expected a postgres://... URL');
+      const deps = createDeps(config());
+      try {
+        const shards = deps.database.corpusShards;
+        if (!shards) throw new InvalidArgumentError('THREATMON_CORPUS_SHARDS is not set: the corpus is not spread over shards');
+        await prepareDatabase(deps.database);
+        const { addShard } = await import('../db/corpus-rebalance.js');
+        const started = Date.now();
+        const moves = await addShard(deps.database.db, shards, url, (m) =>
+          console.error(`slot ${m.slot}: shard ${m.from} -> shard ${m.to}, ${m.copied + m.caughtUp} records (${m.caughtUp} written during the copy), ${((Date.now() - started) / 1000).toFixed(1)} s`),
+        );
+        console.log(`Added as shard ${shards.shards.length - 1}: ${moves.length} slots moved (${moves.reduce((n, m) => n + m.copied + m.caughtUp, 0)} records). Add it to THREATMON_CORPUS_SHARDS: ${[...shards.urls, url].map((u) => u.replace(/\/\/[^@/]*@/, '//***@')).join(',')}`);
+      } finally {
+        await deps.counters.close();
+        await deps.database.close();
+      }
+    });
+
   program
     .command('migrate')
     .description('Apply pending database migrations and exit.')

@@ -83,6 +83,10 @@ export interface ShardInfo {
   server: string;
   /** host:port/database, without credentials. */
   name: string;
+  /** The URL its direct connections take (kept in the main database as its user mapping keeps the password). */
+  url: string;
+  /** The schema of its tables. */
+  remoteSchema: string;
   slots: string[];
 }
 
@@ -109,8 +113,10 @@ const isGone = (err: unknown) => (err as { code?: unknown } | null)?.code === '4
 export class CorpusShards {
   readonly names: string[];
   shards: ShardInfo[] = [];
-  /** Each shard's connections, in THREATMON_CORPUS_SHARDS order. */
+  /** Each shard's connections, by position. */
   pools: pg.Pool[] = [];
+  /** The layout (which shard holds which slot) this process knows: corpus_layout's version. */
+  private version = -1;
   /** The main database's schema: names this corpus's prepared transactions on the shards. */
   schema = '';
   private readonly batches = new WeakMap<object, ShardBatch>();
@@ -126,11 +132,28 @@ export class CorpusShards {
     return i;
   }
 
-  /** The shards' part of a main-database transaction (`trx`): opened on its first write. */
-  batchFor(trx: object): ShardBatch {
+  /**
+   * The shards' part of a main-database transaction (`trx`), opened on its first write: the
+   * transaction holds the layout lock shared (a slot moves only while no write is in progress, see
+   * corpus-rebalance.ts) and the layout is read again if it changed.
+   */
+  async batchFor(trx: Kysely<DB>): Promise<ShardBatch> {
     let b = this.batches.get(trx);
-    if (!b) this.batches.set(trx, (b = new ShardBatch(this)));
+    if (b) return b;
+    await sql`select pg_advisory_xact_lock_shared(${LAYOUT_LOCK})`.execute(trx);
+    const { rows } = await sql<{ version: number }>`select version from corpus_layout`.execute(trx);
+    if (rows[0]?.version !== this.version) await this.load(trx);
+    this.batches.set(trx, (b = new ShardBatch(this)));
     return b;
+  }
+
+  /** Reads the layout (corpus_shards), with a pool for any shard new to this process. */
+  async load(db: Kysely<DB>): Promise<void> {
+    const { rows } = await sql<{ version: number }>`select version from corpus_layout`.execute(db);
+    const { rows: stored } = await sql<{ server: string; name: string; url: string; remote_schema: string; slots: string }>`select server, name, url, remote_schema, slots from corpus_shards order by position`.execute(db);
+    this.shards = stored.map((r) => ({ server: r.server, name: r.name, url: r.url, remoteSchema: r.remote_schema, slots: [...r.slots] }));
+    for (const [i, shard] of this.shards.entries()) this.pools[i] ??= shardPool(shard.url);
+    this.version = rows[0]?.version ?? 0;
   }
 
   /**
@@ -217,12 +240,7 @@ export class CorpusShards {
   async setup(main: Kysely<DB>): Promise<void> {
     const schema = await currentSchema(main);
     this.schema = schema;
-    this.pools = this.urls.map((url) => {
-      const pool = new pg.Pool({ connectionString: url, max: SHARD_POOL_SIZE, connectionTimeoutMillis: 5000 });
-      // An idle connection's error (the shard restarted) must not crash the process.
-      pool.on('error', () => {});
-      return pool;
-    });
+    this.pools = this.urls.map(shardPool);
     for (const [i, pool] of this.pools.entries()) {
       const { rows } = await pool.query<{ n: string }>('select current_setting($1) as n', ['max_prepared_transactions']);
       if (Number(rows[0]?.n) < 1) {
@@ -236,13 +254,15 @@ export class CorpusShards {
     const { rows: kind } = await sql<{ relkind: string }>`select c.relkind from pg_class c join pg_namespace n on n.oid = c.relnamespace
       where n.nspname = ${schema} and c.relname = 'leak_records'`.execute(main);
     if (kind[0]?.relkind === 'p') {
-      this.shards = await this.stored(main, schema);
-      await this.recover(main);
+      await this.load(main);
+      // The servers configured are those the corpus was spread over, in order; shards added since
+      // (`threatmon corpus add-shard`) are known from the database.
       const configured = this.names.join(', ');
       const made = this.shards.map((s) => s.name).join(', ');
-      if (configured !== made) {
+      if (configured !== this.shards.slice(0, this.names.length).map((s) => s.name).join(', ')) {
         throw new Error(`THREATMON_CORPUS_SHARDS names ${configured}, but the corpus is spread over ${made}: list the same servers in the same order`);
       }
+      await this.recover(main);
       return;
     }
     const { rows: any } = await sql<{ one: number }>`select 1 as one from leak_records limit 1`.execute(main);
@@ -253,7 +273,9 @@ export class CorpusShards {
     for (const [i, url] of this.urls.entries()) remote.push(await prepareShard(url, slots[i] as string[]));
     await main.transaction().execute(async (trx) => {
       await sql`create extension if not exists postgres_fdw`.execute(trx);
-      await sql.raw(`create table if not exists corpus_shards (position int primary key, server text not null, name text not null, slots text not null)`).execute(trx);
+      await sql.raw(`create table if not exists corpus_shards (position int primary key, server text not null, name text not null, url text not null, remote_schema text not null, slots text not null)`).execute(trx);
+      await sql.raw(`create table if not exists corpus_layout (version int not null)`).execute(trx);
+      await sql.raw(`insert into corpus_layout (version) values (1)`).execute(trx);
       // The batches written to several shards whose main transaction committed (see recover()).
       await sql.raw(`create table if not exists corpus_commits (id uuid primary key, committed boolean not null default true)`).execute(trx);
       // The alerts' reference to a record cannot be a foreign key any more: a partitioned table
@@ -262,31 +284,54 @@ export class CorpusShards {
       await sql`alter table leak_records rename to leak_records_unsharded`.execute(trx);
       await sql`create table leak_records (like leak_records_unsharded including defaults including generated) partition by list ((right(id::text, 1)))`.execute(trx);
       await sql`drop table leak_records_unsharded`.execute(trx);
-      for (const [i, { schema: remoteSchema, url }] of remote.entries()) {
-        const server = `${schema}_corpus_shard_${i}`;
-        const opts = [`host ${lit(url.hostname)}`, `port ${lit(url.port || '5432')}`, `dbname ${lit(decodeURIComponent(url.pathname.slice(1)) || 'postgres')}`, "async_capable 'true'", "fetch_size '1000'"];
-        await sql.raw(`create server ${server} foreign data wrapper postgres_fdw options (${opts.join(', ')})`).execute(trx);
-        const user = [`user ${lit(decodeURIComponent(url.username) || 'postgres')}`, ...(url.password ? [`password ${lit(decodeURIComponent(url.password))}`] : [])];
-        await sql.raw(`create user mapping for current_user server ${server} options (${user.join(', ')})`).execute(trx);
-        const own = slots[i] as string[];
-        await sql
-          .raw(`create foreign table leak_records_shard_${i} partition of leak_records for values in (${own.map(lit).join(', ')}) server ${server} options (schema_name ${lit(remoteSchema)}, table_name 'leak_records')`)
-          .execute(trx);
-        await sql`insert into corpus_shards (position, server, name, slots) values (${i}, ${server}, ${this.names[i]}, ${own.join('')})`.execute(trx);
+      for (const [i, { schema: remoteSchema }] of remote.entries()) {
+        await addServer(trx, schema, i, this.urls[i] as string, remoteSchema);
+        await boundShard(trx, i, slots[i] as string[]);
       }
     });
-    this.shards = await this.stored(main, schema);
+    await this.load(main);
   }
+}
 
-  private async stored(main: Kysely<DB>, _schema: string): Promise<ShardInfo[]> {
-    const { rows } = await sql<{ server: string; name: string; slots: string }>`select server, name, slots from corpus_shards order by position`.execute(main);
-    return rows.map((r) => ({ server: r.server, name: r.name, slots: [...r.slots] }));
-  }
+function shardPool(url: string): pg.Pool {
+  const pool = new pg.Pool({ connectionString: url, max: SHARD_POOL_SIZE, connectionTimeoutMillis: 5000 });
+  // An idle connection's error (the shard restarted) must not crash the process.
+  pool.on('error', () => {});
+  return pool;
+}
 
-  /** The shard holding a slot. */
-  shardOf(slot: string): ShardInfo | undefined {
-    return this.shards.find((s) => s.slots.includes(slot));
+/** The lock a write to the shards holds shared for its transaction, and a slot's move exclusively while it switches. */
+export const LAYOUT_LOCK = sql`hashtext(current_schema() || '.corpus_layout')`;
+
+/** Held exclusively while slots move between shards (corpus-rebalance.ts), shared by a deletion of records. */
+export const MOVE_LOCK = sql`hashtext(current_schema() || '.corpus_move')`;
+
+/** In the main database: the shard at `position` as a postgres_fdw server, with its user mapping and its row in corpus_shards (no slot yet). */
+export async function addServer(trx: Kysely<DB>, schema: string, position: number, url: string, remoteSchema: string): Promise<void> {
+  const u = new URL(url);
+  const server = `${schema}_corpus_shard_${position}`;
+  const opts = [`host ${lit(u.hostname)}`, `port ${lit(u.port || '5432')}`, `dbname ${lit(decodeURIComponent(u.pathname.slice(1)) || 'postgres')}`, "async_capable 'true'", "fetch_size '1000'"];
+  await sql.raw(`create server ${server} foreign data wrapper postgres_fdw options (${opts.join(', ')})`).execute(trx);
+  const user = [`user ${lit(decodeURIComponent(u.username) || 'postgres')}`, ...(u.password ? [`password ${lit(decodeURIComponent(u.password))}`] : [])];
+  await sql.raw(`create user mapping for current_user server ${server} options (${user.join(', ')})`).execute(trx);
+  await sql`insert into corpus_shards (position, server, name, url, remote_schema, slots) values (${position}, ${server}, ${shardName(url)}, ${url}, ${remoteSchema}, '')`.execute(trx);
+}
+
+/**
+ * In the main database: the slots the shard at `position` holds, as its foreign partition's bounds
+ * (made again: a list partition's values cannot be altered in place) and in corpus_shards.
+ */
+export async function boundShard(trx: Kysely<DB>, position: number, slots: string[]): Promise<void> {
+  const { rows } = await sql<{ server: string; remote_schema: string }>`select server, remote_schema from corpus_shards where position = ${position}`.execute(trx);
+  const { server, remote_schema: remoteSchema } = rows[0] as { server: string; remote_schema: string };
+  const table = `leak_records_shard_${position}`;
+  await sql.raw(`drop foreign table if exists ${table}`).execute(trx);
+  if (slots.length) {
+    await sql
+      .raw(`create foreign table ${table} partition of leak_records for values in (${slots.map(lit).join(', ')}) server ${server} options (schema_name ${lit(remoteSchema)}, table_name 'leak_records')`)
+      .execute(trx);
   }
+  await sql`update corpus_shards set slots = ${slots.join('')} where position = ${position}`.execute(trx);
 }
 
 /**
@@ -294,7 +339,7 @@ export class CorpusShards {
  * partitioned by slot, one table per slot it holds, each with every index leak_records has.
  * Returns the schema its tables are in.
  */
-async function prepareShard(url: string, slots: string[]): Promise<{ schema: string; url: URL }> {
+export async function prepareShard(url: string, slots: string[]): Promise<{ schema: string; url: URL }> {
   const pool = new pg.Pool({ connectionString: url, max: 1 });
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
   try {

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addShard } from '../../src/db/corpus-rebalance.js';
 import { type CorpusShards, routeSlot, SLOTS } from '../../src/db/corpus-shards.js';
 import type { User } from '../../src/modules/identity/index.js';
 import { buildTestApp, json, TEST_PG_URL, type TestApp } from '../helpers/build-app.js';
@@ -296,4 +297,61 @@ describe.skipIf(!TEST_PG_URL)('corpus shards', () => {
     const src = json(await single.as(staffSingle, { method: 'GET', url: `/api/v1/leaks/sources/${sources[s]?.single}/` }));
     return 300 - (src.record_count as number);
   }
+
+  it('adds a fourth shard online: only the slots it takes move, searches and ingests go on throughout', async () => {
+    const shards = sharded.app.deps.database.corpusShards as CorpusShards;
+    const slotCounts = async () => {
+      const counts: Record<string, number> = {};
+      for (const [i, srv] of servers.entries()) {
+        const c = new pg.Client({ connectionString: srv.url });
+        await c.connect();
+        for (const slot of shards.shards[i]?.slots ?? []) counts[slot] = Number((await c.query(`select count(*) as n from leak_records_s${slot}`)).rows[0].n);
+        await c.end();
+      }
+      return counts;
+    };
+    const before = await slotCounts();
+    const expected = json(await sharded.as(staffSharded, { method: 'GET', url: '/api/v1/leaks/search/?domain=corp1.example&page_size=100' }));
+    servers.push(await startServer());
+    const moving = addShard(sharded.db, shards, servers[3]?.url as string);
+    let done = false;
+    void moving.finally(() => (done = true)).catch(() => undefined);
+    // Searches and ingests while the slots move: every search answers the same, every batch is kept.
+    let searches = 0;
+    const ingested: string[] = [];
+    for (let round = 0; !done || round < 3; round++) {
+      const res = await sharded.as(staffSharded, { method: 'GET', url: '/api/v1/leaks/search/?domain=corp1.example&page_size=100' });
+      expect(res.statusCode).toBe(200);
+      expect(json(res)).toEqual(expected);
+      searches++;
+      const batch = Array.from({ length: 20 }, (_, k) => ({ email: `moving${round}.${k}@during.example` }));
+      expect(json(await sharded.as(staffSharded, { method: 'POST', url: `/api/v1/leaks/sources/${sources[0]?.sharded}/records/`, payload: batch })).accepted).toBe(20);
+      ingested.push(...batch.map((b) => b.email));
+    }
+    const moves = await moving;
+    expect(searches).toBeGreaterThan(0);
+    // The new shard holds four of the sixteen slots, taken from the others; no slot is held twice.
+    expect(moves).toHaveLength(4);
+    expect(shards.shards.map((s) => s.slots.length)).toEqual(expect.arrayContaining([4, 4, 4, 4]));
+    expect(shards.shards[3]?.slots.sort()).toEqual(moves.map((m) => m.slot).sort());
+    // Every slot holds what it held plus what was ingested into it; only the moved ones were copied.
+    const perSlot: Record<string, number> = {};
+    for (const e of ingested) perSlot[routeSlot(e)] = (perSlot[routeSlot(e)] ?? 0) + 1;
+    const after = await slotCounts();
+    for (const slot of Object.keys(before)) expect(after[slot], `slot ${slot}`).toBe((before[slot] as number) + (perSlot[slot] ?? 0));
+    const moved = moves.reduce((n, m) => n + m.copied + m.caughtUp, 0);
+    expect(moved).toBeLessThanOrEqual(moves.reduce((n, m) => n + (after[m.slot] as number), 0));
+    expect(moved).toBeGreaterThanOrEqual(moves.reduce((n, m) => n + (before[m.slot] as number), 0));
+    // The moved slots' tables are gone from the shards they left.
+    for (const m of moves) {
+      const c = new pg.Client({ connectionString: servers[m.from]?.url });
+      await c.connect();
+      expect((await c.query(`select to_regclass('leak_records_s${m.slot}') as t`)).rows[0].t).toBeNull();
+      await c.end();
+    }
+    // Every record ingested during the move is found once, by e-mail (its slot's shard alone).
+    for (const e of ingested.slice(0, 40)) expect(json(await sharded.as(staffSharded, { method: 'GET', url: `/api/v1/leaks/search/?email=${e}` })).count, e).toBe(1);
+    expect(json(await sharded.as(staffSharded, { method: 'GET', url: '/api/v1/leaks/search/?domain=during.example' })).count).toBe(ingested.length);
+    expect(json(await sharded.as(staffSharded, { method: 'GET', url: '/api/v1/leaks/search/?domain=corp1.example&page_size=100' }))).toEqual(expected);
+  });
 });

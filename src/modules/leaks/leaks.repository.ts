@@ -1,4 +1,4 @@
-import { type CorpusShards, idInSlot, recordSlot, SLOT_SQL, slotOfId } from '../../db/corpus-shards.js';
+import { type CorpusShards, idInSlot, MOVE_LOCK, recordSlot, SLOT_SQL, slotOfId } from '../../db/corpus-shards.js';
 import { randomBytes, randomInt } from 'node:crypto';
 import { type Insertable, type Kysely, type QueryCreator, type RawBuilder, type Selectable, sql } from 'kysely';
 import type { Database, Dialect } from '../../db/database.js';
@@ -163,7 +163,11 @@ export class LeaksRepository {
 
   async deleteRecords(db: Kysely<DB>, ids: string[]): Promise<void> {
     // Shards: no foreign key removes the records' alerts with them (see corpus-shards.ts).
-    if (this.database.corpusShards) await db.deleteFrom('monitor_alerts').where('leak_record_id', 'in', ids).execute();
+    if (this.database.corpusShards) {
+      // A slot being copied to another shard would keep a row deleted meanwhile: deletions wait for the move.
+      await sql`select pg_advisory_xact_lock_shared(${MOVE_LOCK})`.execute(db);
+      await db.deleteFrom('monitor_alerts').where('leak_record_id', 'in', ids).execute();
+    }
     await db.deleteFrom('leak_records').where('id', 'in', ids).execute();
   }
 
@@ -230,12 +234,12 @@ export class LeaksRepository {
    * `trx` (committed with it, see ShardBatch). Returns the ids of the rows that were new.
    */
   private async shardRecords(shards: CorpusShards, trx: Kysely<DB>, records: NormalisedRecord[], ids: string[], keys: Uint8Array[], sourceId: string, at: string): Promise<string[]> {
+    const batch = await shards.batchFor(trx);
     const byShard = new Map<number, number[]>();
     ids.forEach((id, i) => {
       const at = shards.positionOf(slotOfId(id));
       byShard.set(at, [...(byShard.get(at) ?? []), i]);
     });
-    const batch = shards.batchFor(trx);
     const pick = <T>(list: T[], idx: number[]) => idx.map((i) => list[i] as T);
     // Every shard's part settled before a failure is thrown: the rollback then finds each of them done.
     const parts = await Promise.allSettled(
