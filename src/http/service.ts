@@ -7,6 +7,16 @@ const HealthSchema = Type.Object({
   status: Type.String({ description: '`ok`, or `unavailable` when the database does not answer.' }),
   database: Type.String({ description: '`ok` or `unavailable`.' }),
   redis: Type.String({ description: '`ok`, `unavailable`, or `off` when no Redis is configured.' }),
+  corpus_shards: Type.Optional(
+    Type.Array(
+      Type.Object({
+        shard: Type.String({ description: 'As errors name it: `corpus shard 0`, `corpus shard 1`...' }),
+        slots: Type.Integer({ description: 'How many of the 16 slots of the corpus it holds.' }),
+        status: Type.String({ description: '`ok` or `unavailable`: searches and ingests that need it answer 503 meanwhile; the rest answer.' }),
+      }),
+      { description: 'With THREATMON_CORPUS_SHARDS: each shard of the leak corpus. A shard down does not fail the check (every API node would fail it alike).' },
+    ),
+  ),
 });
 
 /** /health/ and /metrics: outside /api/v1, no authentication, not rate limited. */
@@ -39,7 +49,20 @@ export const serviceRoutes = fp(
           }
         }
         const ok = database === 'ok';
-        return reply.code(ok ? 200 : 503).send({ status: ok ? 'ok' : 'unavailable', database, redis });
+        const shards = deps.database.corpusShards;
+        const corpus = shards
+          ? await Promise.all(
+              shards.shards.map(async (s, i) => ({
+                shard: `corpus shard ${i}`,
+                slots: s.slots.length,
+                status: await shards.pools[i]?.query('select 1').then(
+                  () => 'ok',
+                  () => 'unavailable',
+                ),
+              })),
+            )
+          : undefined;
+        return reply.code(ok ? 200 : 503).send({ status: ok ? 'ok' : 'unavailable', database, redis, ...(corpus ? { corpus_shards: corpus } : {}) });
       },
     );
 

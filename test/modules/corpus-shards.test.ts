@@ -248,6 +248,10 @@ describe.skipIf(!TEST_PG_URL)('corpus shards', () => {
       }
       const ingest = await sharded.as(staffSharded, { method: 'POST', url: `/api/v1/leaks/sources/${sources[0]?.sharded}/records/`, payload: batch });
       expect(ingest.statusCode).toBe(503);
+      expect(json(ingest)).toMatchObject({ code: 'unavailable', unavailable: 'corpus shard 1', accepted: 0 });
+      const health = await sharded.inject({ method: 'GET', url: '/health/' });
+      expect(health.statusCode).toBe(200);
+      expect(json(health).corpus_shards).toEqual([0, 1, 2].map((i) => ({ shard: `corpus shard ${i}`, slots: i === 0 ? 6 : 5, status: i === 1 ? 'unavailable' : 'ok' })));
     } finally {
       servers[1]?.start();
     }
