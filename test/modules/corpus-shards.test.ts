@@ -233,6 +233,7 @@ describe.skipIf(!TEST_PG_URL)('corpus shards', () => {
     const search = (qs: string) => sharded.as(staffSharded, { method: 'GET', url: `/api/v1/leaks/search/${qs}` });
     const before = json(await search(`?email=${encodeURIComponent(onShard(0))}`));
     const total = await shardCounts();
+    let monitor = '';
     servers[1]?.kill();
     try {
       // An e-mail search asks the one shard its address hashes to.
@@ -252,9 +253,24 @@ describe.skipIf(!TEST_PG_URL)('corpus shards', () => {
       const health = await sharded.inject({ method: 'GET', url: '/health/' });
       expect(health.statusCode).toBe(200);
       expect(json(health).corpus_shards).toEqual([0, 1, 2].map((i) => ({ shard: `corpus shard ${i}`, slots: i === 0 ? 6 : 5, status: i === 1 ? 'unavailable' : 'ok' })));
+      // A monitor made meanwhile: its backfill fails on the shard that is down, and is resumed.
+      const made = await sharded.as(staffSharded, { method: 'POST', url: '/api/v1/monitoring/', payload: { name: 'While down', type: 'domain', terms: ['corp2.example'] } });
+      expect(made.statusCode).toBe(201);
+      monitor = json(made).id;
+      await expect(sharded.services.monitoring.scans.runNext()).rejects.toThrow(/corpus_shard_1|connect/);
     } finally {
       servers[1]?.start();
     }
+    // Back: the scan's lease runs out and it is taken again, from where it stopped; its alerts are one server's.
+    sharded.clock.advance(3600);
+    expect(await sharded.services.monitoring.scans.runPending()).toBe(1);
+    const alone = json(await single.as(staffSingle, { method: 'POST', url: '/api/v1/monitoring/', payload: { name: 'While down', type: 'domain', terms: ['corp2.example'] } })).id;
+    await single.services.monitoring.scans.runPending();
+    const alertsOf = async (t: TestApp, who: User, id: string) =>
+      json(await t.as(who, { method: 'GET', url: `/api/v1/monitoring/${id}/alerts/?page_size=100` })).results.map((a: { leak_record: { id: string } }) => unslotted(a.leak_record.id));
+    const got = await alertsOf(sharded, staffSharded, monitor);
+    expect(got.length).toBeGreaterThan(10);
+    expect(got).toEqual(await alertsOf(single, staffSingle, alone));
     // Nothing of the refused batch was kept on the shard that was up.
     expect(await shardCounts()).toEqual(total);
     const again = await sharded.as(staffSharded, { method: 'POST', url: `/api/v1/leaks/sources/${sources[0]?.sharded}/records/`, payload: batch });
