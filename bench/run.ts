@@ -37,6 +37,7 @@ import { ceilingScenarios } from './scenarios/ceiling.js';
 import { consoleScenarios } from './scenarios/console.js';
 import { feedsScenarios } from './scenarios/feeds.js';
 import { corpusScenarios } from './scenarios/corpus.js';
+import { shardScenarios } from './scenarios/shards.js';
 import { replicaScenarios } from './scenarios/replica.js';
 import { dumpsScenarios } from './scenarios/dumps.js';
 import { hibpScenarios } from './scenarios/hibp.js';
@@ -51,6 +52,7 @@ import { useWrk } from './wrk.js';
 const scenarios: Record<string, () => Promise<Result[]>> = {
   ...leaksScenarios,
   ...corpusScenarios,
+  ...shardScenarios,
   ...replicaScenarios,
   ...dumpsScenarios,
   ...hibpScenarios,

@@ -81,7 +81,7 @@ export async function startReplica(primaryUrl: string): Promise<Replica> {
  * A new, empty PostgreSQL server (initdb) on a free port, in a temporary folder: a shard for the
  * tests of a corpus spread over several servers. Its URL names its `postgres` database.
  */
-export async function startServer(): Promise<Replica> {
+export async function startServer(conf: Record<string, string> = {}): Promise<Replica> {
   const bin = pgBin();
   if (!bin) throw new Error('PostgreSQL programs not found under /usr/lib/postgresql');
   const port = await freePort();
@@ -89,7 +89,7 @@ export async function startServer(): Promise<Replica> {
   if (process.getuid?.() === 0) execFileSync('chown', ['postgres:postgres', dir]);
   fs.chmodSync(dir, 0o700);
   asPostgres(path.join(bin, 'initdb'), ['-D', dir, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--locale', 'C.UTF-8', '--no-sync']);
-  fs.appendFileSync(path.join(dir, 'postgresql.conf'), `port = ${port}\nlisten_addresses = '127.0.0.1'\nunix_socket_directories = '${dir}'\nshared_buffers = 32MB\nfsync = off\nmax_connections = 50\nmax_prepared_transactions = 64\n`);
+  fs.appendFileSync(path.join(dir, 'postgresql.conf'), `port = ${port}\nlisten_addresses = '127.0.0.1'\nunix_socket_directories = '${dir}'\nshared_buffers = 32MB\nfsync = off\nmax_connections = 50\nmax_prepared_transactions = 64\n${Object.entries(conf).map(([k, v]) => `${k} = ${v}\n`).join('')}`);
   const pgCtl = (...args: string[]) => asPostgres(path.join(bin, 'pg_ctl'), ['-D', dir, ...args]);
   const start = () => pgCtl('-l', path.join(dir, 'server.log'), '-w', '-t', '120', 'start');
   try {
