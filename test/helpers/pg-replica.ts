@@ -50,31 +50,9 @@ export async function startReplica(primaryUrl: string): Promise<Replica> {
   fs.writeFileSync(path.join(dir, 'pg_hba.conf'), 'local all all trust\nhost all all 127.0.0.1/32 trust\n');
   fs.writeFileSync(path.join(dir, 'pg_ident.conf'), '');
   if (process.getuid?.() === 0) execFileSync('chown', ['postgres:postgres', conf, path.join(dir, 'pg_hba.conf'), path.join(dir, 'pg_ident.conf')]);
-  const pgCtl = (...args: string[]) => asPostgres(path.join(bin, 'pg_ctl'), ['-D', dir, ...args]);
-  const start = () => pgCtl('-l', path.join(dir, 'server.log'), '-w', '-t', '120', 'start');
-  try {
-    start();
-  } catch (err) {
-    const log = fs.existsSync(path.join(dir, 'server.log')) ? fs.readFileSync(path.join(dir, 'server.log'), 'utf8').slice(-2000) : '';
-    fs.rmSync(dir, { recursive: true, force: true });
-    throw new Error(`the replica did not start: ${(err as Error).message}\n${log}`);
-  }
   const url = new URL(primaryUrl);
   url.port = String(port);
-  return {
-    url: url.toString(),
-    port,
-    kill: () => pgCtl('-m', 'immediate', 'stop'),
-    start,
-    remove() {
-      try {
-        pgCtl('-m', 'immediate', 'stop');
-      } catch {
-        // Already stopped.
-      }
-      fs.rmSync(dir, { recursive: true, force: true });
-    },
-  };
+  return running(bin, dir, url.toString(), port, 'replica');
 }
 
 /**
@@ -90,6 +68,11 @@ export async function startServer(conf: Record<string, string> = {}): Promise<Re
   fs.chmodSync(dir, 0o700);
   asPostgres(path.join(bin, 'initdb'), ['-D', dir, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--locale', 'C.UTF-8', '--no-sync']);
   fs.appendFileSync(path.join(dir, 'postgresql.conf'), `port = ${port}\nlisten_addresses = '127.0.0.1'\nunix_socket_directories = '${dir}'\nshared_buffers = 32MB\nfsync = off\nmax_connections = 50\nmax_prepared_transactions = 64\n${Object.entries(conf).map(([k, v]) => `${k} = ${v}\n`).join('')}`);
+  return running(bin, dir, `postgres://postgres@127.0.0.1:${port}/postgres`, port, 'server');
+}
+
+/** The server of data folder `dir` started (pg_ctl), with what stops, starts again and removes it. */
+function running(bin: string, dir: string, url: string, port: number, what: string): Replica {
   const pgCtl = (...args: string[]) => asPostgres(path.join(bin, 'pg_ctl'), ['-D', dir, ...args]);
   const start = () => pgCtl('-l', path.join(dir, 'server.log'), '-w', '-t', '120', 'start');
   try {
@@ -97,10 +80,10 @@ export async function startServer(conf: Record<string, string> = {}): Promise<Re
   } catch (err) {
     const log = fs.existsSync(path.join(dir, 'server.log')) ? fs.readFileSync(path.join(dir, 'server.log'), 'utf8').slice(-2000) : '';
     fs.rmSync(dir, { recursive: true, force: true });
-    throw new Error(`the server did not start: ${(err as Error).message}\n${log}`);
+    throw new Error(`the ${what} did not start: ${(err as Error).message}\n${log}`);
   }
   return {
-    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    url,
     port,
     kill: () => pgCtl('-m', 'immediate', 'stop'),
     start,

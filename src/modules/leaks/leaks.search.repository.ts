@@ -1,6 +1,6 @@
 import { type AliasedExpression, type SelectQueryBuilder, sql } from 'kysely';
 import type { Database } from '../../db/database.js';
-import { SLOT_SQL } from '../../db/corpus-shards.js';
+import { SLOT_SQL, slotOfId } from '../../db/corpus-shards.js';
 import { ShapeCache } from '../../db/prepared.js';
 import { type ListContext, type ListParams, type ListResult, onlyParams } from '../../db/listing.js';
 import type { DB } from '../../db/schema.js';
@@ -90,7 +90,11 @@ export class LeakSearches {
     const pageOf = (qb: Filtered) => leakSearch.pageQuery(qb, params);
     const byDomain = await this.searchByDomain(params, filtered, limit);
     if (byDomain && 'rows' in byDomain) return this.pageOfRows(byDomain, page, pageSize);
-    if (!byDomain && this.database.dialect === 'postgres') {
+    // Shards: a key lookup or a domain's merge reads its page's ids, then their records by id (as
+    // on SQLite): a page joined to the records in one statement reads every record of the shards
+    // (a foreign table has no index the join can use from the main database).
+    const oneStatement = this.database.dialect === 'postgres' && (fullText !== undefined || !this.database.corpusShards);
+    if (!byDomain && oneStatement) {
       // Full text counts its matches in the pass that finds them (count(*) over ()): it reads every
       // match to order them anyway. Any other criterion counts from its index in a scalar subquery
       // that PostgreSQL runs once.
@@ -128,7 +132,7 @@ export class LeakSearches {
       const idRows = await this.shapes.run(this.db, `ids ${ordering.field} ${ordering.desc}`, { ...where, ...pageBounds(params) }, (v) => this.pageOfIds(this.filteredBy(params, v), params, v));
       ids = idRows.map((r) => (r as { id: string }).id);
     }
-    const rows = ids.length ? ((await this.shapes.run(this.db, 'records', { ids }, (v) => this.records.recordsQuery().where('leak_records.id', 'in', v.ids))) as RecordRow[]) : [];
+    const rows = await this.recordsByIds(ids);
     const byId = new Map(rows.map((r) => [r.id, r]));
     const results = ids.flatMap((id) => {
       const r = byId.get(id);
@@ -253,11 +257,8 @@ export class LeakSearches {
   }
 
   /** PostgreSQL: the records of a page's ids (a query), in order, each with `total` as a column: one statement. */
-  private pageRecordsQuery(ids: ReturnType<typeof leakSearch.pageQuery>, total: AliasedExpression<unknown, 'total'>, params: ListParams, where = criteria(params)) {
-    let records = this.records.recordsQuery().innerJoin(ids.as('page'), 'page.id', 'leak_records.id');
-    // Shards: the page's records are read from the shard the address names, as its ids were (see the email filter).
-    const email = where.filters.email;
-    if (this.database.corpusShards && email !== undefined) records = records.where(sql.raw(SLOT_SQL), '=', sql<string>`left(md5(${email}), 1)`);
+  private pageRecordsQuery(ids: ReturnType<typeof leakSearch.pageQuery>, total: AliasedExpression<unknown, 'total'>, params: ListParams) {
+    const records = this.records.recordsQuery().innerJoin(ids.as('page'), 'page.id', 'leak_records.id');
     return leakSearch.order(records.select(total), params) as SelectQueryBuilder<
       DB,
       'leak_records',
@@ -265,8 +266,25 @@ export class LeakSearches {
     >;
   }
 
-  private async pageRecords(ids: ReturnType<typeof leakSearch.pageQuery>, total: AliasedExpression<unknown, 'total'>, params: ListParams) {
-    return this.pageRecordsQuery(ids, total, params).execute();
+  private async pageRecords(ids: ReturnType<typeof leakSearch.pageQuery>, total: AliasedExpression<unknown, 'total'>, params: ListParams): Promise<Array<RecordRow & { total: number }>> {
+    if (!this.database.corpusShards) return this.pageRecordsQuery(ids, total, params).execute();
+    // Shards: the page's ids with the total, then their records by id (see recordsByIds).
+    const page = (await this.db.selectFrom(ids.as('page')).select(['page.id', total]).execute()) as Array<{ id: string; total: number }>;
+    const byId = new Map((await this.recordsByIds(page.map((r) => r.id))).map((r) => [r.id, r]));
+    return page.flatMap((p) => {
+      const r = byId.get(p.id);
+      return r ? [{ ...r, total: p.total }] : [];
+    });
+  }
+
+  /** Records by id; on shards, only the shards the ids' slots name are asked. */
+  private async recordsByIds(ids: string[]): Promise<RecordRow[]> {
+    if (!ids.length) return [];
+    if (!this.database.corpusShards) return (await this.shapes.run(this.db, 'records', { ids }, (v) => this.records.recordsQuery().where('leak_records.id', 'in', v.ids))) as RecordRow[];
+    const slots = [...new Set(ids.map(slotOfId))];
+    return (await this.shapes.run(this.db, 'records on shards', { ids, slots }, (v) =>
+      this.records.recordsQuery().where('leak_records.id', 'in', v.ids).where(sql.raw(SLOT_SQL), '=', sql<string>`any(${v.slots}::text[])`),
+    )) as RecordRow[];
   }
 
   private readonly shapes = new ShapeCache();
@@ -286,7 +304,7 @@ export class LeakSearches {
     const values = { ...criteria(params), ...pageBounds(params), countTo: countTo(limit) };
     return this.shapes.run(this.db, `page ${ordering.field} ${ordering.desc}`, values, (v) => {
       const filtered = this.filteredBy(params, v);
-      return this.pageRecordsQuery(this.pageOfIds(filtered, params, v), this.counter(filtered, v.countTo).as('total'), params, v);
+      return this.pageRecordsQuery(this.pageOfIds(filtered, params, v), this.counter(filtered, v.countTo).as('total'), params);
     });
   }
 
@@ -399,7 +417,7 @@ export class LeakSearches {
         .orderBy('leak_records.created_at', direction)
         .orderBy('leak_records.id', direction)
         .limit(wanted);
-    if (this.database.dialect === 'postgres') {
+    if (this.database.dialect === 'postgres' && !this.database.corpusShards) {
       // One statement: the matching domains, their total, and the page merged from one lateral
       // index scan per domain, joined to its records. No row: no such domain, or a page past the
       // end (404 either way, as page 1 of a domain with records is never empty), or with filters
