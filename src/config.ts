@@ -139,6 +139,29 @@ export function parseCountLimit(name: string, raw: string): number {
 const LOG_LEVELS: LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 /** `https://api.example.com` or with a path prefix (no trailing slash kept); '' is unset. */
+/** A URL with its user and password hidden: for messages and logs. */
+export function redactedUrl(url: string): string {
+  return url.replace(/\/\/[^@/]*@/, '//***@');
+}
+
+/** Whether `url` is a postgres:// (or postgresql://) URL. */
+export function isPostgresUrl(url: string): boolean {
+  return /^postgres(ql)?:\/\/[^/\s]+/.test(url);
+}
+
+/** A comma-separated list of PostgreSQL URLs (`what` are for PostgreSQL only: said when the database is not). */
+function readPostgresUrls(env: Env, name: string, databaseKind: string, what: string): string[] {
+  const urls = (env[name] || '')
+    .split(',')
+    .map((u) => u.trim())
+    .filter(Boolean);
+  for (const u of urls) {
+    if (databaseKind !== 'postgres') throw new ConfigError(name, `${what} for PostgreSQL: set THREATMON_DATABASE_URL to postgres://... too`);
+    if (!isPostgresUrl(u)) throw new ConfigError(name, `expected comma-separated postgres://... URLs, got "${redactedUrl(u)}"`);
+  }
+  return urls;
+}
+
 export function parsePublicUrl(name: string, raw: string): string | null {
   if (!raw) return null;
   let url: URL;
@@ -197,23 +220,8 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     }
   }
 
-  const databaseReadUrls = (env.THREATMON_DATABASE_READ_URLS || '')
-    .split(',')
-    .map((u) => u.trim())
-    .filter(Boolean);
-  for (const u of databaseReadUrls) {
-    if (databaseKind !== 'postgres') throw new ConfigError('THREATMON_DATABASE_READ_URLS', 'read replicas are for PostgreSQL: set THREATMON_DATABASE_URL to postgres://... too');
-    if (!/^postgres(ql)?:\/\/[^/\s]+/.test(u)) throw new ConfigError('THREATMON_DATABASE_READ_URLS', `expected comma-separated postgres://... URLs, got "${u.replace(/\/\/[^@/]*@/, '//***@')}"`);
-  }
-
-  const corpusShards = (env.THREATMON_CORPUS_SHARDS || '')
-    .split(',')
-    .map((u) => u.trim())
-    .filter(Boolean);
-  for (const u of corpusShards) {
-    if (databaseKind !== 'postgres') throw new ConfigError('THREATMON_CORPUS_SHARDS', 'corpus shards are for PostgreSQL: set THREATMON_DATABASE_URL to postgres://... too');
-    if (!/^postgres(ql)?:\/\/[^/\s]+/.test(u)) throw new ConfigError('THREATMON_CORPUS_SHARDS', `expected comma-separated postgres://... URLs, got "${u.replace(/\/\/[^@/]*@/, '//***@')}"`);
-  }
+  const databaseReadUrls = readPostgresUrls(env, 'THREATMON_DATABASE_READ_URLS', databaseKind, 'read replicas are');
+  const corpusShards = readPostgresUrls(env, 'THREATMON_CORPUS_SHARDS', databaseKind, 'corpus shards are');
   if (new Set(corpusShards).size !== corpusShards.length) throw new ConfigError('THREATMON_CORPUS_SHARDS', 'a server is listed twice');
 
   const publicUrl = parsePublicUrl('THREATMON_PUBLIC_URL', env.THREATMON_PUBLIC_URL || '');

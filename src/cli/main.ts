@@ -4,7 +4,7 @@ import { createServices } from '../app.js';
 import { type Separator } from '../domain/dump-lines.js';
 
 import { ImportError, type ImportFormat, importLeaks } from './import-leaks.js';
-import { type Config, ConfigError, loadConfig, parseWorkers, PLANS, type Plan } from '../config.js';
+import { type Config, ConfigError, isPostgresUrl, loadConfig, parseWorkers, PLANS, type Plan, redactedUrl } from '../config.js';
 import { serve } from './serve.js';
 import { seedDemo } from './seed-demo.js';
 import { prepareDatabase } from '../db/prepare.js';
@@ -85,7 +85,7 @@ export function buildCli(): Command {
     .description('Add a PostgreSQL server to the corpus and move its share of the records to it, online: searches and ingests go on meanwhile. Then add its URL to THREATMON_CORPUS_SHARDS (at the end).')
     .argument('<url>', 'postgres://user:password@host:port/database of an empty database (max_prepared_transactions above 0)')
     .action(async (url: string) => {
-      if (!/^postgres(ql)?:\/\/[^/\s]+/.test(url)) throw new InvalidArgumentError('expected a postgres://... URL');
+      if (!isPostgresUrl(url)) throw new InvalidArgumentError('expected a postgres://... URL');
       const deps = createDeps(config());
       try {
         const shards = deps.database.corpusShards;
@@ -96,7 +96,7 @@ export function buildCli(): Command {
         const moves = await addShard(deps.database.db, shards, url, (m) =>
           console.error(`slot ${m.slot}: shard ${m.from} -> shard ${m.to}, ${m.copied + m.caughtUp} records (${m.caughtUp} written during the copy), ${((Date.now() - started) / 1000).toFixed(1)} s`),
         );
-        console.log(`Added as shard ${shards.shards.length - 1}: ${moves.length} slots moved (${moves.reduce((n, m) => n + m.copied + m.caughtUp, 0)} records). Add it to THREATMON_CORPUS_SHARDS: ${[...shards.urls, url].map((u) => u.replace(/\/\/[^@/]*@/, '//***@')).join(',')}`);
+        console.log(`Added as shard ${shards.shards.length - 1}: ${moves.length} slots moved (${moves.reduce((n, m) => n + m.copied + m.caughtUp, 0)} records). Add it to THREATMON_CORPUS_SHARDS: ${[...shards.urls, url].map(redactedUrl).join(',')}`);
       } finally {
         await deps.counters.close();
         await deps.database.close();

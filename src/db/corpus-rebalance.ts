@@ -4,6 +4,7 @@ import { type Kysely, sql } from 'kysely';
 import pg from 'pg';
 import { from as copyFrom, to as copyTo } from 'pg-copy-streams';
 import { addServer, boundShard, type CorpusShards, LAYOUT_LOCK, MOVE_LOCK, prepareShard, SLOTS } from './corpus-shards.js';
+import { redactedUrl } from '../config.js';
 import type { DB } from './schema.js';
 
 /**
@@ -32,10 +33,10 @@ export interface MoveReport {
   caughtUp: number;
 }
 
-/** Which slots go to the new shard (position `added`): from the shard holding the most, one at a time. */
+/** Which slots go to the shard at `added` (one of `shards`): from the shard holding the most, one at a time. */
 export function slotsToMove(shards: { slots: string[] }[], added: number): Array<{ slot: string; from: number }> {
   const held = shards.map((s) => [...s.slots]);
-  const target = Math.floor(SLOTS / (held.length + (added >= held.length ? 1 : 0)));
+  const target = Math.floor(SLOTS / held.length);
   const moves: Array<{ slot: string; from: number }> = [];
   const mine = () => moves.length + (held[added]?.length ?? 0);
   while (mine() < target) {
@@ -76,10 +77,10 @@ export async function addShard(main: Kysely<DB>, shards: CorpusShards, url: stri
     await sql`select pg_advisory_lock(${MOVE_LOCK})`.execute(conn);
     try {
       await shards.load(conn);
-      if (shards.shards.some((s) => s.url === url)) throw new Error(`${url.replace(/\/\/[^@/]*@/, '//***@')} is a shard of this corpus already`);
+      if (shards.shards.some((s) => s.url === url)) throw new Error(`${redactedUrl(url)} is a shard of this corpus already`);
       if ((await sql`select 1 from leak_bulk_loads`.execute(conn)).rows.length) throw new Error('a bulk load is in progress: add the shard once it has finished');
       const position = shards.shards.length;
-      const { schema } = await prepareShard(url, []);
+      const schema = await prepareShard(url, []);
       await conn.transaction().execute(async (trx) => {
         await addServer(trx, shards.schema, position, url, schema);
         await sql`update corpus_layout set version = version + 1`.execute(trx);

@@ -5,6 +5,7 @@ import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { currentSchema, migrateToLatest } from './migrator.js';
+import { replicaName } from './replicas.js';
 import type { DB } from './schema.js';
 
 /**
@@ -31,7 +32,7 @@ const HEX = '0123456789abcdef';
 export function unreachableShard(err: unknown): string | null {
   if (err instanceof ShardUnavailable) return err.shard;
   const e = err as { code?: unknown; message?: unknown } | null;
-  if (typeof e?.code !== 'string' || !/^(08|57P0)/.test(e.code) || typeof e.message !== 'string') return null;
+  if (typeof e?.code !== 'string' || !CONNECTION_CODES.test(e.code) || typeof e.message !== 'string') return null;
   const m = /server "[A-Za-z0-9_]*_corpus_shard_(\d+)"/.exec(e.message);
   return m ? `corpus shard ${m[1]}` : null;
 }
@@ -47,10 +48,13 @@ export class ShardUnavailable extends Error {
   }
 }
 
-/** A failure of the connection to a shard rather than of the statement: no error from the server, or one of classes 08 and 57P. */
+/** The SQLSTATEs of a connection that failed or a server shutting down: class 08, and 57P01-57P03. */
+const CONNECTION_CODES = /^(08|57P0)/;
+
+/** A failure of the connection to a shard rather than of the statement: no error from the server, or a CONNECTION_CODES one. */
 function connectionFailed(err: unknown): boolean {
   const e = err as { code?: unknown; severity?: unknown } | null;
-  return typeof e?.severity !== 'string' || (typeof e.code === 'string' && /^(08|57P)/.test(e.code));
+  return typeof e?.severity !== 'string' || (typeof e.code === 'string' && CONNECTION_CODES.test(e.code));
 }
 
 /** The slot (one hex digit) of a record, from what it is searched by most precisely. */
@@ -79,20 +83,11 @@ export function slotOfId(id: string): string {
 export const SLOT_SQL = "right(leak_records.id::text, 1)";
 
 export interface ShardInfo {
-  /** The foreign server's name in the main database. */
-  server: string;
   /** host:port/database, without credentials. */
   name: string;
   /** The URL its direct connections take (kept in the main database as its user mapping keeps the password). */
   url: string;
-  /** The schema of its tables. */
-  remoteSchema: string;
   slots: string[];
-}
-
-function shardName(url: string): string {
-  const u = new URL(url);
-  return `${u.hostname}:${u.port || '5432'}${u.pathname}`;
 }
 
 /** Slot i goes to shard i mod n at first: the slots spread evenly. */
@@ -122,7 +117,7 @@ export class CorpusShards {
   private readonly batches = new WeakMap<object, ShardBatch>();
 
   constructor(readonly urls: string[]) {
-    this.names = urls.map(shardName);
+    this.names = urls.map(replicaName);
   }
 
   /** The position of the shard holding a slot. */
@@ -150,8 +145,8 @@ export class CorpusShards {
   /** Reads the layout (corpus_shards), with a pool for any shard new to this process. */
   async load(db: Kysely<DB>): Promise<void> {
     const { rows } = await sql<{ version: number }>`select version from corpus_layout`.execute(db);
-    const { rows: stored } = await sql<{ server: string; name: string; url: string; remote_schema: string; slots: string }>`select server, name, url, remote_schema, slots from corpus_shards order by position`.execute(db);
-    this.shards = stored.map((r) => ({ server: r.server, name: r.name, url: r.url, remoteSchema: r.remote_schema, slots: [...r.slots] }));
+    const { rows: stored } = await sql<{ name: string; url: string; slots: string }>`select name, url, slots from corpus_shards order by position`.execute(db);
+    this.shards = stored.map((r) => ({ name: r.name, url: r.url, slots: [...r.slots] }));
     for (const [i, shard] of this.shards.entries()) this.pools[i] ??= shardPool(shard.url);
     this.version = rows[0]?.version ?? 0;
   }
@@ -197,7 +192,9 @@ export class CorpusShards {
       const { rows } = await pool.query<{ gid: string }>('select gid from pg_prepared_xacts where gid like $1', [`threatmon:${this.schema}:%`]);
       for (const { gid } of rows) {
         const batch = gid.split(':')[2] as string;
-        found.set(batch, [...(found.get(batch) ?? []), i]);
+        const positions = found.get(batch);
+        if (positions) positions.push(i);
+        else found.set(batch, [i]);
       }
     }
     const done = { committed: 0, rolledBack: 0 };
@@ -251,9 +248,7 @@ export class CorpusShards {
         and substring(c.relname from '[0-9]+$')::int not in (select pid from pg_stat_activity)`);
       for (const { name } of stale) await pool.query(`drop table if exists ${name}`);
     }
-    const { rows: kind } = await sql<{ relkind: string }>`select c.relkind from pg_class c join pg_namespace n on n.oid = c.relnamespace
-      where n.nspname = ${schema} and c.relname = 'leak_records'`.execute(main);
-    if (kind[0]?.relkind === 'p') {
+    if (await isPartitioned(main, schema)) {
       await this.load(main);
       // The servers configured are those the corpus was spread over, in order; shards added since
       // (`threatmon corpus add-shard`) are known from the database.
@@ -269,7 +264,7 @@ export class CorpusShards {
     if (any.length) throw new Error('THREATMON_CORPUS_SHARDS: this database already holds leak records; spread an empty corpus (import into the sharded one)');
 
     const slots = initialSlots(this.urls.length);
-    const remote: { schema: string; url: URL }[] = [];
+    const remote: string[] = [];
     for (const [i, url] of this.urls.entries()) remote.push(await prepareShard(url, slots[i] as string[]));
     await main.transaction().execute(async (trx) => {
       await sql`create extension if not exists postgres_fdw`.execute(trx);
@@ -284,13 +279,20 @@ export class CorpusShards {
       await sql`alter table leak_records rename to leak_records_unsharded`.execute(trx);
       await sql`create table leak_records (like leak_records_unsharded including defaults including generated) partition by list ((right(id::text, 1)))`.execute(trx);
       await sql`drop table leak_records_unsharded`.execute(trx);
-      for (const [i, { schema: remoteSchema }] of remote.entries()) {
+      for (const [i, remoteSchema] of remote.entries()) {
         await addServer(trx, schema, i, this.urls[i] as string, remoteSchema);
         await boundShard(trx, i, slots[i] as string[]);
       }
     });
     await this.load(main);
   }
+}
+
+/** Whether `leak_records` of `schema` is partitioned: the corpus is spread (main database), or the server is a shard already. */
+async function isPartitioned(db: Kysely<DB>, schema: string): Promise<boolean> {
+  const { rows } = await sql<{ relkind: string }>`select c.relkind from pg_class c join pg_namespace n on n.oid = c.relnamespace
+    where n.nspname = ${schema} and c.relname = 'leak_records'`.execute(db);
+  return rows[0]?.relkind === 'p';
 }
 
 function shardPool(url: string): pg.Pool {
@@ -314,7 +316,7 @@ export async function addServer(trx: Kysely<DB>, schema: string, position: numbe
   await sql.raw(`create server ${server} foreign data wrapper postgres_fdw options (${opts.join(', ')})`).execute(trx);
   const user = [`user ${lit(decodeURIComponent(u.username) || 'postgres')}`, ...(u.password ? [`password ${lit(decodeURIComponent(u.password))}`] : [])];
   await sql.raw(`create user mapping for current_user server ${server} options (${user.join(', ')})`).execute(trx);
-  await sql`insert into corpus_shards (position, server, name, url, remote_schema, slots) values (${position}, ${server}, ${shardName(url)}, ${url}, ${remoteSchema}, '')`.execute(trx);
+  await sql`insert into corpus_shards (position, server, name, url, remote_schema, slots) values (${position}, ${server}, ${replicaName(url)}, ${url}, ${remoteSchema}, '')`.execute(trx);
 }
 
 /**
@@ -339,16 +341,14 @@ export async function boundShard(trx: Kysely<DB>, position: number, slots: strin
  * partitioned by slot, one table per slot it holds, each with every index leak_records has.
  * Returns the schema its tables are in.
  */
-export async function prepareShard(url: string, slots: string[]): Promise<{ schema: string; url: URL }> {
+export async function prepareShard(url: string, slots: string[]): Promise<string> {
   const pool = new pg.Pool({ connectionString: url, max: 1 });
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
   try {
     await migrateToLatest(db);
     const schema = await currentSchema(db);
     await db.transaction().execute(async (trx) => {
-      const { rows } = await sql<{ relkind: string }>`select c.relkind from pg_class c join pg_namespace n on n.oid = c.relnamespace
-        where n.nspname = ${schema} and c.relname = 'leak_records'`.execute(trx);
-      if (rows[0]?.relkind === 'p') throw new Error(`${shardName(url)} is a shard of another corpus already`);
+      if (await isPartitioned(trx, schema)) throw new Error(`${replicaName(url)} is a shard of another corpus already`);
       await sql`alter table leak_records rename to leak_records_template`.execute(trx);
       await sql`create table leak_records (like leak_records_template including defaults including generated) partition by list ((right(id::text, 1)))`.execute(trx);
       for (const slot of slots) {
@@ -356,7 +356,7 @@ export async function prepareShard(url: string, slots: string[]): Promise<{ sche
         await sql.raw(`alter table leak_records attach partition leak_records_s${slot} for values in (${lit(slot)})`).execute(trx);
       }
     });
-    return { schema, url: new URL(url) };
+    return schema;
   } finally {
     await db.destroy();
   }

@@ -208,9 +208,9 @@ export class LeaksRepository {
       const keys = records.map((r) => r.key ?? recordKey(sourceId, r.fingerprint));
       const ids = new Array<string>(records.length);
       for (const i of keys.map((_, i) => i).sort((x, y) => Buffer.compare(keys[x] as Uint8Array, keys[y] as Uint8Array))) ids[i] = this.newId();
-      // Spread over shards: each id names its record's slot (see corpus-shards.ts).
-      if (this.database.corpusShards) records.forEach((r, i) => (ids[i] = idInSlot(ids[i] as string, recordSlot(r, keys[i] as Uint8Array))));
       const shards = this.database.corpusShards;
+      // Spread over shards: each id names its record's slot (see corpus-shards.ts).
+      if (shards) records.forEach((r, i) => (ids[i] = idInSlot(ids[i] as string, recordSlot(r, keys[i] as Uint8Array))));
       const returned = shards
         ? await this.shardRecords(shards, trx, records, ids, keys, sourceId, at)
         : records.length >= COPY_FROM_RECORDS && this.database.copyFrom
@@ -237,8 +237,10 @@ export class LeaksRepository {
     const batch = await shards.batchFor(trx);
     const byShard = new Map<number, number[]>();
     ids.forEach((id, i) => {
-      const at = shards.positionOf(slotOfId(id));
-      byShard.set(at, [...(byShard.get(at) ?? []), i]);
+      const position = shards.positionOf(slotOfId(id));
+      const list = byShard.get(position);
+      if (list) list.push(i);
+      else byShard.set(position, [i]);
     });
     const pick = <T>(list: T[], idx: number[]) => idx.map((i) => list[i] as T);
     // Every shard's part settled before a failure is thrown: the rollback then finds each of them done.

@@ -258,8 +258,7 @@ export class LeakSearches {
 
   /** PostgreSQL: the records of a page's ids (a query), in order, each with `total` as a column: one statement. */
   private pageRecordsQuery(ids: ReturnType<typeof leakSearch.pageQuery>, total: AliasedExpression<unknown, 'total'>, params: ListParams) {
-    const records = this.records.recordsQuery().innerJoin(ids.as('page'), 'page.id', 'leak_records.id');
-    return leakSearch.order(records.select(total), params) as SelectQueryBuilder<
+    return leakSearch.order(this.records.recordsQuery().innerJoin(ids.as('page'), 'page.id', 'leak_records.id').select(total), params) as SelectQueryBuilder<
       DB,
       'leak_records',
       RecordRow & { total: number }
@@ -411,7 +410,7 @@ export class LeakSearches {
     const { domain: _domain, ...rowFilters } = params.filters;
     const domainRows = (key: string | ReturnType<typeof sql.ref>) =>
       leakSearch
-        .filter(this.db.selectFrom('leak_records'), { ...params, filters: rowFilters }, { dialect: this.database.dialect })
+        .filter(this.db.selectFrom('leak_records'), { ...params, filters: rowFilters }, this.listContext())
         .select(['leak_records.id', 'leak_records.created_at'])
         .where('leak_records.domain_rev', '=', key as string)
         .orderBy('leak_records.created_at', direction)
