@@ -1,86 +1,16 @@
-import { hash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
+import { connectionFailed, initialSlots, ShardUnavailable } from './corpus-slots.js';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { Kysely, PostgresDialect, sql } from 'kysely';
+import { CompiledQuery, Kysely, PostgresDialect, type SelectQueryBuilder, sql } from 'kysely';
 import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { currentSchema, migrateToLatest } from './migrator.js';
 import { replicaName } from './replicas.js';
 import type { DB } from './schema.js';
 
-/**
- * The corpus spread over several PostgreSQL servers (THREATMON_CORPUS_SHARDS).
- *
- * Every record belongs to one of SLOTS slots, written into its id: the last hex digit of its
- * UUID. The main database's `leak_records` becomes a table partitioned by that digit
- * (`right(id::text, 1)`), each partition a postgres_fdw foreign table of one shard's
- * `leak_records`, which is partitioned the same way into one local table per slot it holds. So:
- * - a record found by id is asked of its slot's shard alone (the id names the slot);
- * - a record's slot is a hash of its e-mail address (else its username, phone, then its key): every
- *   record of one address is on one shard, and a search by e-mail asks that shard alone;
- * - the same record always gets the same slot, so each shard's unique key index is the whole
- *   corpus's: an ingest's `ON CONFLICT DO NOTHING` skips a repeat on whichever shard holds it;
- * - a slot moves between shards whole, as a table (adding a shard moves only the slots it takes).
- */
-export const SLOTS = 16;
-const HEX = '0123456789abcdef';
-
-/**
- * The shard a PostgreSQL error says it could not reach (postgres_fdw names its foreign server:
- * `could not connect to server "public_corpus_shard_1"`), as `corpus shard 1`; null for any other error.
- */
-export function unreachableShard(err: unknown): string | null {
-  if (err instanceof ShardUnavailable) return err.shard;
-  const e = err as { code?: unknown; message?: unknown } | null;
-  if (typeof e?.code !== 'string' || !CONNECTION_CODES.test(e.code) || typeof e.message !== 'string') return null;
-  const m = /server "[A-Za-z0-9_]*_corpus_shard_(\d+)"/.exec(e.message);
-  return m ? `corpus shard ${m[1]}` : null;
-}
-
-/** A shard written to directly could not be reached (refused, cut, shut down). */
-export class ShardUnavailable extends Error {
-  constructor(
-    readonly shard: string,
-    override readonly cause: unknown,
-  ) {
-    super(`${shard} cannot be reached: ${(cause as Error)?.message ?? String(cause)}`);
-    this.name = 'ShardUnavailable';
-  }
-}
-
-/** The SQLSTATEs of a connection that failed or a server shutting down: class 08, and 57P01-57P03. */
-const CONNECTION_CODES = /^(08|57P0)/;
-
-/** A failure of the connection to a shard rather than of the statement: no error from the server, or a CONNECTION_CODES one. */
-function connectionFailed(err: unknown): boolean {
-  const e = err as { code?: unknown; severity?: unknown } | null;
-  return typeof e?.severity !== 'string' || (typeof e.code === 'string' && CONNECTION_CODES.test(e.code));
-}
-
-/** The slot (one hex digit) of a record, from what it is searched by most precisely. */
-export function recordSlot(r: { email: string | null; username_lower: string | null; phone: string | null }, key: Uint8Array): string {
-  const route = r.email ?? r.username_lower ?? r.phone;
-  if (route !== null) return routeSlot(route);
-  return HEX[(key[key.length - 1] as number) & 15] as string;
-}
-
-/** The slot of the records whose e-mail (else username, phone) is `value`, as stored (normalised). */
-export function routeSlot(value: string): string {
-  return hash('md5', value, 'hex').charAt(0);
-}
-
-/** The id with its last hex digit set to `slot`. UUIDv7's last digit is random: ids keep their order. */
-export function idInSlot(id: string, slot: string): string {
-  return id.slice(0, -1) + slot;
-}
-
-/** The slot an id names. */
-export function slotOfId(id: string): string {
-  return id.charAt(id.length - 1).toLowerCase();
-}
-
-/** The SQL of a record's slot, as the partitions are bounded by. */
-export const SLOT_SQL = "right(leak_records.id::text, 1)";
+/** The corpus spread over several PostgreSQL servers: see corpus-slots.ts for how records are placed. */
+export { SLOTS, unreachableShard, ShardUnavailable, recordSlot, routeSlot, idInSlot, slotOfId, initialSlots } from './corpus-slots.js';
 
 export interface ShardInfo {
   /** host:port/database, without credentials. */
@@ -90,13 +20,6 @@ export interface ShardInfo {
   slots: string[];
 }
 
-/** Slot i goes to shard i mod n at first: the slots spread evenly. */
-export function initialSlots(shards: number): string[][] {
-  const out: string[][] = Array.from({ length: shards }, () => []);
-  for (let i = 0; i < SLOTS; i++) out[i % shards]?.push(HEX[i] as string);
-  return out;
-}
-
 /** The text of a string literal (the names and options below come from configuration, not clients). */
 const lit = (s: string) => `'${s.replace(/'/g, "''")}'`;
 
@@ -104,6 +27,23 @@ const lit = (s: string) => `'${s.replace(/'/g, "''")}'`;
 const SHARD_POOL_SIZE = 4;
 /** PostgreSQL's undefined_object: a prepared transaction already committed or rolled back (by recovery). */
 const isGone = (err: unknown) => (err as { code?: unknown } | null)?.code === '42704';
+/** PostgreSQL's undefined_table: a slot's table dropped on its old shard after it moved (see readEach). */
+const isDropped = (err: unknown) => (err as { code?: unknown } | null)?.code === '42P01';
+/** Times a read that raced a slot's move is run again on the new layout before it gives up. */
+const READ_ATTEMPTS = 3;
+
+/** One shard's part of a read (CorpusShards.readEach). */
+export interface ShardPart {
+  position: number;
+  /** Its connections (as the main database's: timestamps as ISO text, plans kept). */
+  db: Kysely<DB>;
+  /** The slots of the read it holds. */
+  slots: string[];
+  /** Its records of those slots, as a table named leak_records (the union of the slots' tables). */
+  records: () => SelectQueryBuilder<DB, 'leak_records', object>;
+  /** Names the part in a statement's shape (its SQL differs by the slots it reads). */
+  key: string;
+}
 
 export class CorpusShards {
   readonly names: string[];
@@ -116,9 +56,99 @@ export class CorpusShards {
   schema = '';
   private readonly batches = new WeakMap<object, ShardBatch>();
 
-  constructor(readonly urls: string[]) {
+  /**
+   * `readerFor`: the connections a shard is read through, made as the main database's are (see
+   * database.ts); without it, reads share the writes' (kyselyOf).
+   */
+  constructor(
+    readonly urls: string[],
+    private readonly readerFor?: (url: string) => Kysely<DB>,
+  ) {
     this.names = urls.map(replicaName);
   }
+
+  /**
+   * A read of the corpus asked of the shards directly, all at once (those holding any of `slots`,
+   * else every one): `read` gets each shard's part, its records read from the tables of the slots
+   * the layout gives it, never from its partitioned leak_records (a moving slot is attached to its
+   * new shard before the layout says so). A read that raced a move's end (a slot's table dropped
+   * under it) runs again on the new layout. Returns the layout's version it read by: a read that
+   * must not mix two layouts checks it against corpus_layout's afterwards (see layoutChanged).
+   */
+  async readEach<T>(main: Kysely<DB>, read: (part: ShardPart) => Promise<T>, slots?: readonly string[]): Promise<{ results: T[]; version: number }> {
+    for (let attempt = 1; ; attempt++) {
+      const version = this.version;
+      const parts = this.shards.flatMap((shard, position) => {
+        const held = slots ? shard.slots.filter((s) => slots.includes(s)) : shard.slots;
+        return held.length ? [this.partOf(position, held)] : [];
+      });
+      try {
+        const results = await Promise.all(
+          parts.map(async (part) => {
+            try {
+              return await read(part);
+            } catch (err) {
+              throw connectionFailed(err) ? new ShardUnavailable(`corpus shard ${part.position}`, err) : err;
+            }
+          }),
+        );
+        return { results, version };
+      } catch (err) {
+        if (!isDropped(err) || attempt >= READ_ATTEMPTS) throw err;
+        await this.load(main);
+      }
+    }
+  }
+
+  /**
+   * Whether the layout a read was made by (`version`) is not corpus_layout's `current` one: then the
+   * layout is read again, and the read must be run again; a read that raced READ_ATTEMPTS moves gives up (503).
+   */
+  async layoutChanged(main: Kysely<DB>, version: number, current: number, attempt: number): Promise<boolean> {
+    if (current === version) return false;
+    if (attempt >= READ_ATTEMPTS) throw new ShardUnavailable('corpus layout', new Error('slots moved between shards while the search ran'));
+    await this.load(main);
+    return true;
+  }
+
+  private partOf(position: number, slots: string[]): ShardPart {
+    const db = this.reader(position);
+    const union = sql.raw(`(${slots.map((s) => `select * from leak_records_s${s}`).join(' union all ')})`);
+    return {
+      position,
+      db,
+      slots,
+      records: () => db.selectFrom(union.as('leak_records') as never) as unknown as SelectQueryBuilder<DB, 'leak_records', object>,
+      key: slots.join(''),
+    };
+  }
+
+  /** Each shard's slots and whether it answers (`/health/`). */
+  async status(): Promise<Array<{ shard: string; slots: number; status: 'ok' | 'unavailable' }>> {
+    return Promise.all(
+      this.shards.map(async (s, i) => ({
+        shard: `corpus shard ${i}`,
+        slots: s.slots.length,
+        status: await this.reader(i)
+          .executeQuery(CompiledQuery.raw('select 1'))
+          .then(
+            () => 'ok' as const,
+            () => 'unavailable' as const,
+          ),
+      })),
+    );
+  }
+
+  /** The connections reads of the shard at `position` take. */
+  private reader(position: number): Kysely<DB> {
+    if (!this.readerFor) return this.kyselyOf(position);
+    const url = this.shards[position]?.url as string;
+    let k = this.readers.get(url);
+    if (!k) this.readers.set(url, (k = this.readerFor(url)));
+    return k;
+  }
+
+  private readonly readers = new Map<string, Kysely<DB>>();
 
   /** The position of the shard holding a slot. */
   positionOf(slot: string): number {
@@ -226,6 +256,8 @@ export class CorpusShards {
 
   async close(): Promise<void> {
     this.kyselys.clear();
+    await Promise.all([...this.readers.values()].map((k) => k.destroy()));
+    this.readers.clear();
     await Promise.all(this.pools.splice(0).map((p) => p.end()));
   }
 

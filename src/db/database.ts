@@ -253,7 +253,9 @@ export function createDatabase(
   if (readUrls.length) {
     replicas = new ReadReplicas(db, readUrls.map(newPool), readUrls.map(replicaName), { maxLagMs: config.replicaMaxLagMs ?? 5000, checkMs: config.replicaCheckMs ?? 1000 });
   }
-  const corpusShards = config.corpusShards?.length ? new CorpusShards(config.corpusShards) : undefined;
+  // A shard is read as the main database is: ISO timestamps, numeric counts, plans kept.
+  const shardReader = (url: string) => new Kysely<DB>({ dialect: new PostgresDialect({ pool: clientsOf(newPool(url), config.pgPreparedStatements !== false, () => undefined) }), log });
+  const corpusShards = config.corpusShards?.length ? new CorpusShards(config.corpusShards, shardReader) : undefined;
   return {
     db,
     dialect: 'postgres',

@@ -19,8 +19,6 @@ export interface ListContext {
   dialect: Dialect;
   /** PostgreSQL leak search: full text checked in each row read instead of through its index (see pgFullText). */
   fullTextScan?: boolean;
-  /** PostgreSQL leak search: the corpus is spread over shards (see corpus-shards.ts). */
-  sharded?: boolean;
 }
 
 /** A custom filter: `parse` (HTTP: validate and normalise, may throw 400) feeds `where` (SQL). */
@@ -121,6 +119,11 @@ export class Listing {
     range(spec.createdColumn, 'created_after', 'created_before');
     range(spec.updatedColumn, 'updated_after', 'updated_before');
     return qb;
+  }
+
+  /** The column `field` orders by (the id when none): what a merge of several lists' pages compares. */
+  orderColumn(field: string): Expression<unknown> {
+    return ref(this.spec.ordering[field] ?? this.spec.idColumn);
   }
 
   /** The ordering asked for, with the id as tiebreak so that pages never overlap. */

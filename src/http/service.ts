@@ -49,19 +49,7 @@ export const serviceRoutes = fp(
           }
         }
         const ok = database === 'ok';
-        const shards = deps.database.corpusShards;
-        const corpus = shards
-          ? await Promise.all(
-              shards.shards.map(async (s, i) => ({
-                shard: `corpus shard ${i}`,
-                slots: s.slots.length,
-                status: await shards.pools[i]?.query('select 1').then(
-                  () => 'ok',
-                  () => 'unavailable',
-                ),
-              })),
-            )
-          : undefined;
+        const corpus = await deps.database.corpusShards?.status();
         return reply.code(ok ? 200 : 503).send({ status: ok ? 'ok' : 'unavailable', database, redis, ...(corpus ? { corpus_shards: corpus } : {}) });
       },
     );

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { addShard } from '../../src/db/corpus-rebalance.js';
 import { type CorpusShards, routeSlot, SLOTS } from '../../src/db/corpus-shards.js';
 import type { User } from '../../src/modules/identity/index.js';
@@ -60,8 +60,10 @@ describe.skipIf(!TEST_PG_URL)('corpus shards', () => {
 
   beforeAll(async () => {
     for (let i = 0; i < 3; i++) servers.push(await startServer());
-    sharded = await buildTestApp({ THREATMON_CORPUS_SHARDS: servers.map((s) => s.url).join(',') }, { newId: countingIds() });
-    single = await buildTestApp({}, { newId: countingIds() });
+    // Counts stop past 40 matches: several searches below stop, on each shard and on one server.
+    const counting = { THREATMON_SEARCH_COUNT_LIMIT: '40' };
+    sharded = await buildTestApp({ ...counting, THREATMON_CORPUS_SHARDS: servers.map((s) => s.url).join(',') }, { newId: countingIds() });
+    single = await buildTestApp(counting, { newId: countingIds() });
     staffSharded = (await sharded.createOrg('enterprise', 'shard-platform', true)).owner;
     staffSingle = (await single.createOrg('enterprise', 'shard-platform', true)).owner;
     for (let s = 0; s < 3; s++) {
@@ -128,20 +130,32 @@ describe.skipIf(!TEST_PG_URL)('corpus shards', () => {
       '?source=SOURCE&page_size=50&page=3',
       '?domain=shop.example&leaked_after=2024-03-01&ordering=leaked_at',
       '?q=linda&severity=high,critical&exact_count=true',
+      '?source=SOURCE&has_password=true',
+      '?source=SOURCE&has_password=true&exact_count=true&ordering=-leaked_at&page=2',
+      '?domain=corp1.example&severity=high,critical&page=2&page_size=10',
     ];
+    const stopped: string[] = [];
     for (const qs of searches) {
       const [a, b] = await Promise.all(
         [[sharded, staffSharded, 'sharded'], [single, staffSingle, 'single']].map(async ([t, who, k]) => {
           const res = await (t as TestApp).as(who as User, { method: 'GET', url: `/api/v1/leaks/search/${qs.replace('SOURCE', (sources[1] as Record<string, string>)[k as string] as string)}` });
           expect(res.statusCode, `${qs}: ${res.body}`).toBe(200);
           const body = json(res);
-          return { count: body.count, results: body.results.map((r: { id: string; source: { id: string } }) => ({ ...r, id: unslotted(r.id), source: r.source.id === (sources[1] as Record<string, string>)[k as string] ? 'one' : 'other' })) };
+          const which = (r: { source: { id: string } }) => (r.source.id === (sources[1] as Record<string, string>)[k as string] ? 'one' : 'other');
+          return {
+            count: body.count,
+            count_exact: body.count_exact,
+            results: body.results.map((r: { id: string; source: { id: string; name: string } }) => ({ ...r, id: unslotted(r.id), source: { which: which(r), name: r.source.name } })),
+          };
         }),
       );
       if (!a?.results.length || JSON.stringify(a) !== JSON.stringify(b)) console.log(qs, JSON.stringify(a).slice(0, 600), '\n', JSON.stringify(b).slice(0, 600));
       expect(a?.results.length, qs).toBeGreaterThan(0);
       expect(a, qs).toEqual(b);
+      if (a?.count_exact === false) stopped.push(qs);
     }
+    // Counts that stopped at the limit: added over the shards, they stop where one server's does.
+    expect(stopped.length).toBeGreaterThanOrEqual(3);
   });
 
   it('reads a record by its id from the shard its id names', async () => {
@@ -232,6 +246,7 @@ describe.skipIf(!TEST_PG_URL)('corpus shards', () => {
     const batch = [{ email: newOn(0) }, { email: newOn(1) }];
     const search = (qs: string) => sharded.as(staffSharded, { method: 'GET', url: `/api/v1/leaks/search/${qs}` });
     const before = json(await search(`?email=${encodeURIComponent(onShard(0))}`));
+    const onOne = json(await search(`?email=${encodeURIComponent(onShard(1))}`)).results[0].id as string;
     const total = await shardCounts();
     let monitor = '';
     servers[1]?.kill();
@@ -240,13 +255,17 @@ describe.skipIf(!TEST_PG_URL)('corpus shards', () => {
       const up = await search(`?email=${encodeURIComponent(onShard(0))}`);
       expect(up.statusCode).toBe(200);
       expect(json(up)).toEqual(before);
-      for (const qs of [`?email=${encodeURIComponent(onShard(1))}`, '?domain=corp1.example', '?q=smith']) {
+      // A record by id: its slot's shard alone.
+      const record = (id: string) => sharded.as(staffSharded, { method: 'GET', url: `/api/v1/leaks/records/${id}/` });
+      expect((await record(before.results[0].id)).statusCode).toBe(200);
+      for (const qs of [`?email=${encodeURIComponent(onShard(1))}`, '?domain=corp1.example', '?q=smith', '?username=jennifer.smith']) {
         const down = await search(qs);
         expect(down.statusCode, qs).toBe(503);
         expect(down.headers['content-type']).toMatch(/^application\/problem\+json/);
         expect(down.headers['retry-after']).toBe('30');
         expect(json(down)).toMatchObject({ code: 'unavailable', unavailable: 'corpus shard 1' });
       }
+      expect(json(await record(onOne))).toMatchObject({ status: 503, unavailable: 'corpus shard 1' });
       const ingest = await sharded.as(staffSharded, { method: 'POST', url: `/api/v1/leaks/sources/${sources[0]?.sharded}/records/`, payload: batch });
       expect(ingest.statusCode).toBe(503);
       expect(json(ingest)).toMatchObject({ code: 'unavailable', unavailable: 'corpus shard 1', accepted: 0 });
@@ -300,6 +319,31 @@ describe.skipIf(!TEST_PG_URL)('corpus shards', () => {
     await shard0.end();
     expect(await shardCounts()).toEqual(before.map((n, i) => (i === 0 ? n + 1 : n)));
     expect((await sql<{ n: number }>`select count(*)::int as n from corpus_commits`.execute(sharded.db)).rows[0]?.n).toBe(0);
+  });
+
+  it('asks a search again when the layout changed while it ran, and gives up (503) past three changes', async () => {
+    const shards = sharded.app.deps.database.corpusShards as CorpusShards;
+    const search = () => sharded.as(staffSharded, { method: 'GET', url: '/api/v1/leaks/search/?domain=corp1.example&page_size=5' });
+    const before = json(await search());
+    const load = vi.spyOn(shards, 'load');
+    try {
+      // Another process moved a slot: this one read by the layout it knew, then learns of the new one.
+      await sql`update corpus_layout set version = version + 1`.execute(sharded.db);
+      expect(json(await search())).toEqual(before);
+      expect(load).toHaveBeenCalledTimes(1);
+      // A layout that changes at every attempt: the search gives up rather than mix two layouts.
+      load.mockImplementation(async () => {
+        await sql`update corpus_layout set version = version + 1`.execute(sharded.db);
+      });
+      await sql`update corpus_layout set version = version + 1`.execute(sharded.db);
+      const raced = await search();
+      expect(raced.statusCode).toBe(503);
+      expect(json(raced)).toMatchObject({ code: 'unavailable', unavailable: 'corpus layout' });
+    } finally {
+      load.mockRestore();
+    }
+    await shards.load(sharded.db);
+    expect(json(await search())).toEqual(before);
   });
 
   it('deletes a source\'s records from every shard', async () => {

@@ -1,4 +1,3 @@
-import { SLOT_SQL } from '../../db/corpus-shards.js';
 import { type SelectQueryBuilder, sql } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import { type TObject, Type } from 'typebox';
@@ -69,11 +68,7 @@ export const leakSearch = new Listing({
         if (!n.ok) throw badQuery('email', 'must be an e-mail address');
         return n.value;
       },
-      // Shards: every record of an address is in the slot its hash names; only that shard is asked.
-      where: (qb, email: string, ctx) => {
-        const q = qb.where('leak_records.email', '=', email);
-        return ctx.sharded ? q.where(sql.raw(SLOT_SQL), '=', sql<string>`left(md5(${email}), 1)`) : q;
-      },
+      where: (qb, email: string) => qb.where('leak_records.email', '=', email),
     },
     domain: {
       kind: 'custom',

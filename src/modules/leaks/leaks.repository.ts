@@ -1,4 +1,4 @@
-import { type CorpusShards, idInSlot, MOVE_LOCK, recordSlot, SLOT_SQL, slotOfId } from '../../db/corpus-shards.js';
+import { type CorpusShards, idInSlot, MOVE_LOCK, recordSlot, slotOfId } from '../../db/corpus-shards.js';
 import { randomBytes, randomInt } from 'node:crypto';
 import { type Insertable, type Kysely, type QueryCreator, type RawBuilder, type Selectable, sql } from 'kysely';
 import type { Database, Dialect } from '../../db/database.js';
@@ -20,12 +20,18 @@ export type RecordRow = { id: string; json: string };
  * the schema, field by field.
  */
 /** PostgreSQL: the record as a json value, for a document that nests it (see RECORD_JSON). */
-export const RECORD_JSON_PG_VALUE = sql<string>`(select row_to_json(o) from (select leak_records.id,
-      (select row_to_json(s) from (select leak_records.source_id as id, leak_sources.name) as s) as source,
+const pgRecordJson = (sourceName: RawBuilder<string | null>) => sql<string>`(select row_to_json(o) from (select leak_records.id,
+      (select row_to_json(s) from (select leak_records.source_id as id, ${sourceName} as name) as s) as source,
       leak_records.email, leak_records.username, leak_records.domain, leak_records.ip, leak_records.phone,
       leak_records.full_name, leak_records.password_masked, left(leak_records.password_sha1, 5) as password_sha1_prefix,
       leak_records.password_sha1 is not null as has_password, leak_records.severity, leak_records.extra::json as extra,
       ${pgIso('leak_records.leaked_at')} as leaked_at, ${pgIso('leak_records.created_at')} as created_at) as o)`;
+export const RECORD_JSON_PG_VALUE = pgRecordJson(sql`leak_sources.name`);
+/**
+ * A shard's record (its source is in the main database): the source's name null, written in after
+ * (see withSourceName); the same text otherwise.
+ */
+export const SHARD_RECORD_JSON = sql<string>`${pgRecordJson(sql`null::text`)}::text`;
 
 export const RECORD_JSON: Record<Dialect, RawBuilder<string>> = {
   postgres: sql<string>`${RECORD_JSON_PG_VALUE}::text`,
@@ -359,10 +365,7 @@ export class LeaksRepository {
   }
 
   async recordJson(id: string): Promise<string | undefined> {
-    let q = this.recordsQuery().where('leak_records.id', '=', id);
-    // Shards: the id names its slot, so only the shard holding the slot is asked.
-    if (this.database.corpusShards) q = q.where(sql.raw(SLOT_SQL), '=', slotOfId(id));
-    const row = (await q.executeTakeFirst()) as RecordRow | undefined;
+    const row = (await this.recordsQuery().where('leak_records.id', '=', id).executeTakeFirst()) as RecordRow | undefined;
     return row?.json;
   }
 

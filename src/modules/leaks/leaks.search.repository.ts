@@ -1,6 +1,5 @@
 import { type AliasedExpression, type SelectQueryBuilder, sql } from 'kysely';
 import type { Database } from '../../db/database.js';
-import { SLOT_SQL, slotOfId } from '../../db/corpus-shards.js';
 import { ShapeCache } from '../../db/prepared.js';
 import { type ListContext, type ListParams, type ListResult, onlyParams } from '../../db/listing.js';
 import type { DB } from '../../db/schema.js';
@@ -9,6 +8,7 @@ import { AppError } from '../../http/errors.js';
 import type { LeaksRepository, RecordRow } from './leaks.repository.js';
 import { type DomainRange, leakSearch } from './leaks.lists.js';
 import { CreatedSpread, WordStats } from './leaks.search-stats.js';
+import { type ShardDomainMerge, ShardSearch } from './leaks.shard-search.js';
 
 /** Seconds a full-text search is asked to wait while a bulk load is indexed (see assertFullTextComplete). */
 const FULL_TEXT_RETRY_S = 30;
@@ -54,12 +54,22 @@ interface CorpusStats {
 
 /** Runs /leaks/search/ (and saved searches): the plan of each shape of search, and its queries. */
 export class LeakSearches {
+  /** The corpus spread over shards: each search asked of them directly (leaks.shard-search.ts). */
+  private readonly sharded?: ShardSearch;
+
   constructor(
     private readonly database: Database,
     private readonly records: LeaksRepository,
     /** Matches counted at most (THREATMON_SEARCH_COUNT_LIMIT), unless the page ends further or exact_count asks for all. */
     private readonly countLimit: number,
-  ) {}
+  ) {
+    if (database.corpusShards) this.sharded = new ShardSearch(database.db, database.corpusShards);
+  }
+
+  /** A record's JSON text by id (on shards, read from the shard its id's slot names alone). */
+  async recordJson(id: string): Promise<string | undefined> {
+    return this.sharded ? this.sharded.recordJson(id) : this.records.recordJson(id);
+  }
 
   private get db() {
     return this.database.db;
@@ -87,14 +97,14 @@ export class LeakSearches {
     const filtered = () => (filteredQuery ??= leakSearch.filter(this.db.selectFrom('leak_records'), params, ctx));
     // A prefix no word of the index starts with: nothing matches, and there is nothing to run.
     if (fullText?.some((t) => t.completions?.length === 0)) return this.pageOfRows({ count: 0, rows: [] }, page, pageSize);
+    if (this.sharded) {
+      const merge = await this.domainMerge(params);
+      return this.pageOfRows(await this.sharded.search(params, limit, fullText !== undefined, merge), page, pageSize);
+    }
     const pageOf = (qb: Filtered) => leakSearch.pageQuery(qb, params);
     const byDomain = await this.searchByDomain(params, filtered, limit);
     if (byDomain && 'rows' in byDomain) return this.pageOfRows(byDomain, page, pageSize);
-    // Shards: a key lookup or a domain's merge reads its page's ids, then their records by id (as
-    // on SQLite): a page joined to the records in one statement reads every record of the shards
-    // (a foreign table has no index the join can use from the main database).
-    const oneStatement = this.database.dialect === 'postgres' && (fullText !== undefined || !this.database.corpusShards);
-    if (!byDomain && oneStatement) {
+    if (!byDomain && this.database.dialect === 'postgres') {
       // Full text counts its matches in the pass that finds them (count(*) over ()): it reads every
       // match to order them anyway. Any other criterion counts from its index in a scalar subquery
       // that PostgreSQL runs once.
@@ -266,30 +276,19 @@ export class LeakSearches {
   }
 
   private async pageRecords(ids: ReturnType<typeof leakSearch.pageQuery>, total: AliasedExpression<unknown, 'total'>, params: ListParams): Promise<Array<RecordRow & { total: number }>> {
-    if (!this.database.corpusShards) return this.pageRecordsQuery(ids, total, params).execute();
-    // Shards: the page's ids with the total, then their records by id (see recordsByIds).
-    const page = (await this.db.selectFrom(ids.as('page')).select(['page.id', total]).execute()) as Array<{ id: string; total: number }>;
-    const byId = new Map((await this.recordsByIds(page.map((r) => r.id))).map((r) => [r.id, r]));
-    return page.flatMap((p) => {
-      const r = byId.get(p.id);
-      return r ? [{ ...r, total: p.total }] : [];
-    });
+    return this.pageRecordsQuery(ids, total, params).execute();
   }
 
-  /** Records by id; on shards, only the shards the ids' slots name are asked. */
+  /** Records by id (SQLite: a page found by id). */
   private async recordsByIds(ids: string[]): Promise<RecordRow[]> {
     if (!ids.length) return [];
-    if (!this.database.corpusShards) return (await this.shapes.run(this.db, 'records', { ids }, (v) => this.records.recordsQuery().where('leak_records.id', 'in', v.ids))) as RecordRow[];
-    const slots = [...new Set(ids.map(slotOfId))];
-    return (await this.shapes.run(this.db, 'records on shards', { ids, slots }, (v) =>
-      this.records.recordsQuery().where('leak_records.id', 'in', v.ids).where(sql.raw(SLOT_SQL), '=', sql<string>`any(${v.slots}::text[])`),
-    )) as RecordRow[];
+    return (await this.shapes.run(this.db, 'records', { ids }, (v) => this.records.recordsQuery().where('leak_records.id', 'in', v.ids))) as RecordRow[];
   }
 
   private readonly shapes = new ShapeCache();
 
   private listContext(): ListContext {
-    return { dialect: this.database.dialect, sharded: this.database.corpusShards !== undefined };
+    return { dialect: this.database.dialect };
   }
 
   /**
@@ -381,6 +380,29 @@ export class LeakSearches {
   }
 
   /**
+   * Whether the search is a domain's merge (see searchByDomain): by domain, in created_at order,
+   * filtered by nothing but DOMAIN_ROW_FILTERS; with the query of its domains (and their counts).
+   */
+  private domainShape(params: ListParams) {
+    const range = params.filters.domain as DomainRange | undefined;
+    if (params.ordering.field !== 'created_at' || !onlyParams(params, DOMAIN_FILTERED_PARAMS) || !range) return null;
+    const rowFiltered = Object.keys(params.given).some((k) => !DOMAIN_SEARCH_PARAMS.has(k));
+    const { from, end } = range;
+    let keysQuery = this.db.selectFrom('leak_domain_counts').select(['key', 'n']).where('n', '>', 0);
+    keysQuery = end === null ? keysQuery.where('key', '=', from) : keysQuery.where('key', '>=', from).where('key', '<', end);
+    return { keysQuery: keysQuery.limit(MAX_MERGED_DOMAINS + 1), rowFiltered };
+  }
+
+  /** Shards: a domain's merge, its domains and (unfiltered) their total; null when the search is not one, or spans too many domains. */
+  private async domainMerge(params: ListParams): Promise<ShardDomainMerge | null> {
+    const shape = this.domainShape(params);
+    if (!shape) return null;
+    const keys = await shape.keysQuery.execute();
+    if (keys.length > MAX_MERGED_DOMAINS) return null;
+    return { keys: keys.map((k) => k.key), total: shape.rowFiltered ? null : keys.reduce((sum, k) => sum + Number(k.n), 0) };
+  }
+
+  /**
    * A search by domain, in created_at order: the page is merged from each matching domain's own
    * (domain_rev, created_at, id) index range, read in order and no further than the page (its
    * records filtered as they are read, when has_password, severity or a date range is given).
@@ -396,14 +418,9 @@ export class LeakSearches {
     limit: number | null,
   ): Promise<{ count: number; countExact: boolean; ids: string[] } | { count: number; countExact: boolean; rows: RecordRow[] } | null> {
     const { page, pageSize } = params;
-    if (params.ordering.field !== 'created_at') return null;
-    const range = params.filters.domain as DomainRange | undefined;
-    if (!onlyParams(params, DOMAIN_FILTERED_PARAMS) || !range) return null;
-    const rowFiltered = Object.keys(params.given).some((k) => !DOMAIN_SEARCH_PARAMS.has(k));
-    const { from, end } = range;
-    let keysQuery = this.db.selectFrom('leak_domain_counts').select(['key', 'n']).where('n', '>', 0);
-    keysQuery = end === null ? keysQuery.where('key', '=', from) : keysQuery.where('key', '>=', from).where('key', '<', end);
-    keysQuery = keysQuery.limit(MAX_MERGED_DOMAINS + 1);
+    const shape = this.domainShape(params);
+    if (!shape) return null;
+    const { keysQuery, rowFiltered } = shape;
     const direction = params.ordering.desc ? 'desc' : 'asc';
     const wanted = page * pageSize;
     // One domain's matches in order, up to the page's end: the filters but the domain range, on one key.
@@ -416,7 +433,7 @@ export class LeakSearches {
         .orderBy('leak_records.created_at', direction)
         .orderBy('leak_records.id', direction)
         .limit(wanted);
-    if (this.database.dialect === 'postgres' && !this.database.corpusShards) {
+    if (this.database.dialect === 'postgres') {
       // One statement: the matching domains, their total, and the page merged from one lateral
       // index scan per domain, joined to its records. No row: no such domain, or a page past the
       // end (404 either way, as page 1 of a domain with records is never empty), or with filters

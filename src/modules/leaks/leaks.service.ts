@@ -223,7 +223,7 @@ export class LeaksService {
 
   /** One record's JSON text. */
   async getRecord(id: string, orgId?: string): Promise<string> {
-    const json = await this.repo.recordJson(id);
+    const json = await this.searches.recordJson(id);
     if (json === undefined) throw notFound('No such leak record.');
     return orgId === undefined ? json : (await markRecords(this.hooks, this.db, orgId, [json]))[0]!;
   }

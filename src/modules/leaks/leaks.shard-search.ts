@@ -1,0 +1,209 @@
+import { type AliasedExpression, type Expression, type Kysely, type SelectQueryBuilder, sql } from 'kysely';
+import { type CorpusShards, routeSlot, type ShardPart, slotOfId } from '../../db/corpus-shards.js';
+import type { ListContext, ListParams } from '../../db/listing.js';
+import { ShapeCache } from '../../db/prepared.js';
+import type { DB } from '../../db/schema.js';
+import { leakSearch } from './leaks.lists.js';
+import { type RecordRow, SHARD_RECORD_JSON } from './leaks.repository.js';
+
+/**
+ * The search of a corpus spread over shards (THREATMON_CORPUS_SHARDS), asked of each shard
+ * directly rather than through the main database's foreign tables: each shard finds its first
+ * matches up to the page's end in order, with their sort keys, and counts its own matches; the
+ * pages are merged here and the counts added. Through postgres_fdw, every match of a count came
+ * back to the main database to be counted, and every statement cost a planning of its own there.
+ */
+
+/** How a shard counts its matches: with the matches it reads (full text), up to a limit in the same statement, or not at all. */
+type CountMode = 'window' | 'upTo' | 'none';
+
+/** A domain search merged from each domain's index range (LeakSearches.domainMerge): its domains and, unfiltered, its total. */
+export interface ShardDomainMerge {
+  keys: string[];
+  /** The total of leak_domain_counts, when no filter but the domain applies (else counted). */
+  total: number | null;
+}
+
+/** A shard's match: its id, its sort key (the ordering column as sortable text) and the shard's count. */
+interface Hit {
+  id: string;
+  k: string | null;
+  total?: number | null;
+  /** The record's text, when read with it (without its source's name). */
+  json?: string;
+}
+
+/** What a shard's statements are built for. */
+const CTX: ListContext = { dialect: 'postgres' };
+
+/** The ordering column as text that sorts as it does (microseconds, UTC, fixed width); null stays null. */
+const sortKey = (column: Expression<unknown>) => sql<string | null>`to_char(${column} at time zone 'UTC', 'YYYY-MM-DD HH24:MI:SS.US')`;
+
+/** Where the source's name is in a shard's record text: after `{"id":"<uuid>","source":{"id":"<uuid>`. */
+const NAME_AT = 97;
+const NAMELESS = '","name":null}';
+
+/** A shard's record text with its source's name written in. */
+export function withSourceName(json: string, name: string | null): string {
+  if (json.startsWith(NAMELESS, NAME_AT)) return `${json.slice(0, NAME_AT)}","name":${JSON.stringify(name)}}${json.slice(NAME_AT + NAMELESS.length)}`;
+  const record = JSON.parse(json) as { source: { name: string | null } };
+  record.source.name = name;
+  return JSON.stringify(record);
+}
+
+export class ShardSearch {
+  private readonly shapes = new ShapeCache();
+
+  constructor(
+    private readonly main: Kysely<DB>,
+    private readonly shards: CorpusShards,
+  ) {}
+
+  /**
+   * A page of the search and its count. `limit`: the count stops past it (null: every match);
+   * `fullText`: every match is read to be ordered, so it is counted in the same pass; `merge`: a
+   * domain search read from each domain's range of the index. The rows are the page's records in order.
+   */
+  async search(params: ListParams, limit: number | null, fullText: boolean, merge: ShardDomainMerge | null): Promise<{ count: number; countExact: boolean; rows: RecordRow[] }> {
+    const { page, pageSize } = params;
+    const mode: CountMode = fullText ? 'window' : merge?.total !== null && merge ? 'none' : 'upTo';
+    const countTo = mode === 'upTo' && limit !== null ? limit + 1 : null;
+    // Every record of an address is in the slot its hash names: one shard is asked, for the page itself.
+    const email = params.filters.email as string | undefined;
+    const slots = email ? [routeSlot(email)] : undefined;
+    // Else each shard's first matches up to the page's end, merged here.
+    const bounds = slots ? { skip: (page - 1) * pageSize, take: pageSize } : { skip: 0, take: page * pageSize };
+    // Page 1 (or one shard): the records come with their ids, one statement a shard. A later page
+    // of several shards reads the records of its merged ids after.
+    const withRecords = slots !== undefined || page === 1;
+    for (let attempt = 1; ; attempt++) {
+      const { results: parts, version } = await this.shards.readEach(
+        this.main,
+        (part) => (merge ? this.domainPart(part, params, bounds.take, countTo, merge, mode, withRecords) : this.part(part, params, bounds, countTo, mode, withRecords)),
+        slots,
+      );
+      const sign = params.ordering.desc ? -1 : 1;
+      const hits = parts.flat().sort((a, b) => sign * compareHits(a, b));
+      // A shard with no match in its first rows has none at all: its count is 0.
+      const found = parts.reduce((n, rows) => n + Number(rows[0]?.total ?? 0), 0);
+      const count = mode === 'none' ? { count: merge?.total ?? 0, countExact: true } : countTo !== null && found > (limit as number) ? { count: limit as number, countExact: false } : { count: found, countExact: true };
+      const pageHits = slots ? hits : hits.slice(bounds.take - pageSize, bounds.take);
+      const records = withRecords ? (pageHits as Array<Hit & RecordRow>) : await this.recordTexts(pageHits.map((h) => h.id));
+      // The sources' names, and the layout as it is now: a search that raced a move is asked again.
+      const { names, layout } = await this.sourceNames(records);
+      if (await this.shards.layoutChanged(this.main, version, layout, attempt)) continue;
+      return { ...count, rows: named(records, names) };
+    }
+  }
+
+  /**
+   * One shard's first matches (`take` of them past `skip`), in order, each with its count (see
+   * CountMode) and, `withRecords`, its record's text.
+   */
+  private async part(part: ShardPart, params: ListParams, bounds: { skip: number; take: number }, countTo: number | null, mode: CountMode, withRecords: boolean): Promise<Hit[]> {
+    const { ordering, filters, ranges, search } = params;
+    const key = `page ${part.key} ${ordering.field} ${ordering.desc} ${mode} ${withRecords}`;
+    return (await this.shapes.run(part.db, key, { filters, ranges, search, ...bounds, countTo }, (v) => {
+      const filtered = () => leakSearch.filter(part.records(), { ...params, ...v }, CTX);
+      let q = leakSearch.order(filtered().select(['leak_records.id', sortKey(leakSearch.orderColumn(ordering.field)).as('k')]), params).limit(v.take).offset(v.skip) as SelectQueryBuilder<DB, 'leak_records', Hit>;
+      if (mode === 'window') q = q.select(sql<number>`count(*) over ()`.as('total'));
+      if (mode === 'upTo') q = q.select(counter(filtered(), v.countTo).as('total'));
+      return withRecords ? withTexts(part, q.as('hits')) : q;
+    })) as Hit[];
+  }
+
+  /**
+   * One shard's first `wanted` matches of a domain search, merged from one index range per domain
+   * (a lateral scan each, as on one server): a domain holding a large share of the corpus is never sorted.
+   */
+  private async domainPart(part: ShardPart, params: ListParams, wanted: number, countTo: number | null, merge: ShardDomainMerge, mode: CountMode, withRecords: boolean): Promise<Hit[]> {
+    const direction = params.ordering.desc ? 'desc' : 'asc';
+    const dir = sql.raw(direction);
+    const { domain: _domain, ...rowFilters } = params.filters;
+    const domainRows = (key: Expression<unknown>) =>
+      leakSearch
+        .filter(part.records(), { ...params, filters: rowFilters }, CTX)
+        .select(['leak_records.id', 'leak_records.created_at'])
+        .where('leak_records.domain_rev', '=', key as Expression<string>)
+        .orderBy('leak_records.created_at', direction)
+        .orderBy('leak_records.id', direction)
+        .limit(wanted);
+    // The domains as a VALUES list, each scanned in the index order of its own range.
+    const keys = sql.join(merge.keys.map((k) => sql`(${k})`));
+    const total = mode === 'upTo' ? sql`, ${counter(leakSearch.filter(part.records(), params, CTX), countTo)} as total` : sql``;
+    const hits = sql<Hit>`(select p.id, ${sortKey(sql.ref('p.created_at'))} as k ${total}
+      from (values ${keys}) as keys(key) cross join lateral (${domainRows(sql.ref('keys.key'))}) as p
+      order by p.created_at ${dir}, p.id ${dir} limit ${wanted})`;
+    if (withRecords) return withTexts(part, hits.as('hits')).execute();
+    return (await sql<Hit>`select * from ${hits} as hits`.execute(part.db)).rows;
+  }
+
+  /** Records' texts by id, each from the shard its slot names (without their sources' names). */
+  private async recordTexts(ids: string[]): Promise<RecordRow[]> {
+    if (!ids.length) return [];
+    const { results } = await this.shards.readEach(
+      this.main,
+      (part) => {
+        const mine = ids.filter((id) => part.slots.includes(slotOfId(id)));
+        return this.shapes.run(part.db, `records ${part.key}`, { ids: mine }, (v) =>
+          part.records().select(['leak_records.id', SHARD_RECORD_JSON.as('json')]).where('leak_records.id', 'in', v.ids),
+        ) as Promise<RecordRow[]>;
+      },
+      [...new Set(ids.map(slotOfId))],
+    );
+    const byId = new Map(results.flat().map((r) => [r.id, r.json]));
+    return ids.flatMap((id) => {
+      const json = byId.get(id);
+      return json === undefined ? [] : [{ id, json }];
+    });
+  }
+
+  /** The names of the records' sources (main database), with the corpus layout's version read in the same statement. */
+  private async sourceNames(records: RecordRow[]): Promise<{ names: Map<string, string>; layout: number }> {
+    const ids = [...new Set(records.map((r) => sourceIdOf(r.json)))];
+    const { rows } = await sql<{ id: string | null; name: string | null; layout: number }>`select id::text as id, name, (select version from corpus_layout) as layout
+      from leak_sources where id = any(${ids}::uuid[])
+      union all select null, null, (select version from corpus_layout)`.execute(this.main);
+    const names = new Map(rows.flatMap((r) => (r.id !== null && r.name !== null ? [[r.id, r.name] as const] : [])));
+    return { names, layout: Number(rows[0]?.layout) };
+  }
+
+  /** The record's text, from its slot's shard alone. */
+  async recordJson(id: string): Promise<string | undefined> {
+    const records = await this.recordTexts([id]);
+    if (!records.length) return undefined;
+    return named(records, (await this.sourceNames(records)).names)[0]?.json;
+  }
+}
+
+/** The id of a shard record's source, from its text (see NAME_AT). */
+const sourceIdOf = (json: string) => json.slice(NAME_AT - 36, NAME_AT);
+
+/** Records with their sources' names written in. */
+function named(records: RecordRow[], names: Map<string, string>): RecordRow[] {
+  return records.map((r) => ({ id: r.id, json: withSourceName(r.json, names.get(sourceIdOf(r.json)) ?? null) }));
+}
+
+/** A shard's matches (`hits`: id, k and maybe total) with their records' texts: the records joined by id. */
+function withTexts(part: ShardPart, hits: AliasedExpression<Hit, 'hits'>) {
+  // The shard's records are a table expression of its own (ShardPart.records): typed loosely here.
+  const records = part.records() as unknown as SelectQueryBuilder<Record<string, Record<string, unknown>>, 'leak_records', object>;
+  return records.innerJoin(hits, 'hits.id', 'leak_records.id').selectAll('hits').select(SHARD_RECORD_JSON.as('json')) as unknown as SelectQueryBuilder<DB, 'leak_records', Hit & RecordRow>;
+}
+
+/** Ascending order of (sort key, id), nulls last, as PostgreSQL orders them. */
+function compareHits(a: Hit, b: Hit): number {
+  if (a.k !== b.k) {
+    if (a.k === null) return 1;
+    if (b.k === null) return -1;
+    return a.k < b.k ? -1 : 1;
+  }
+  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+}
+
+/** The matches of `filtered` counted, all of them (`upTo` null) or at most `upTo`, as a scalar subquery. */
+function counter(filtered: SelectQueryBuilder<DB, 'leak_records', object>, upTo: number | null) {
+  const n = sql<number>`count(*)`;
+  if (upTo === null) return filtered.select(n.as('n'));
+  return sql<number>`(select ${n} from ${filtered.select(sql<number>`1`.as('one')).limit(upTo)} as matches)`;
+}
