@@ -20,8 +20,9 @@ export type RecordRow = { id: string; json: string };
  * the schema, field by field.
  */
 /** PostgreSQL: the record as a json value, for a document that nests it (see RECORD_JSON). */
+/** `sourceName`: the source's name, as a column named name. */
 const pgRecordJson = (sourceName: RawBuilder<string | null>) => sql<string>`(select row_to_json(o) from (select leak_records.id,
-      (select row_to_json(s) from (select leak_records.source_id as id, ${sourceName} as name) as s) as source,
+      (select row_to_json(s) from (select leak_records.source_id as id, ${sourceName}) as s) as source,
       leak_records.email, leak_records.username, leak_records.domain, leak_records.ip, leak_records.phone,
       leak_records.full_name, leak_records.password_masked, left(leak_records.password_sha1, 5) as password_sha1_prefix,
       leak_records.password_sha1 is not null as has_password, leak_records.severity, leak_records.extra::json as extra,
@@ -31,7 +32,7 @@ export const RECORD_JSON_PG_VALUE = pgRecordJson(sql`leak_sources.name`);
  * A shard's record (its source is in the main database): the source's name null, written in after
  * (see withSourceName); the same text otherwise.
  */
-export const SHARD_RECORD_JSON = sql<string>`${pgRecordJson(sql`null::text`)}::text`;
+export const SHARD_RECORD_JSON = sql<string>`${pgRecordJson(sql`null::text as name`)}::text`;
 
 export const RECORD_JSON: Record<Dialect, RawBuilder<string>> = {
   postgres: sql<string>`${RECORD_JSON_PG_VALUE}::text`,
