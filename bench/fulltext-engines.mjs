@@ -20,6 +20,7 @@ import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { v7 as uuidv7 } from 'uuid';
 import { normaliseRecord } from '../dist/domain/leak-record.js';
+import { closedLoop } from './closed-loop.mjs';
 import { corpusFiles } from './corpus-files.mjs';
 
 const [dataDir, workDir, url] = process.argv.slice(2);
@@ -133,22 +134,6 @@ const engines = {
   },
 };
 
-async function measure(run) {
-  const times = [];
-  const end = Date.now() + seconds * 1000;
-  await Promise.all(
-    Array.from({ length: connections }, async () => {
-      while (Date.now() < end) {
-        const t = process.hrtime.bigint();
-        await run();
-        times.push(Number(process.hrtime.bigint() - t) / 1e6);
-      }
-    }),
-  );
-  times.sort((a, b) => a - b);
-  const at = (p) => times[Math.min(times.length - 1, Math.floor(times.length * p))];
-  return { per_sec: Number((times.length / seconds).toFixed(1)), p50_ms: Math.round(at(0.5)), p99_ms: Math.round(at(0.99)) };
-}
 
 for (const [kind, where] of searches) {
   const a = await engines.postgres(where.pg);
@@ -160,7 +145,7 @@ for (const [kind, where] of searches) {
     one[name] = Math.round(Number(process.hrtime.bigint() - t) / 1e6);
   }
   const figures = {};
-  for (const [name, run] of Object.entries(engines)) figures[name] = await measure(() => run(where[name === 'postgres' ? 'pg' : 'ch']));
+  for (const [name, run] of Object.entries(engines)) figures[name] = await closedLoop(() => run(where[name === 'postgres' ? 'pg' : 'ch']), { connections, seconds });
   console.log(JSON.stringify({ kind, same_page: JSON.stringify(a.ids) === JSON.stringify(b.ids), counts: [a.count, b.count], one_at_a_time_ms: one, ...figures }));
 }
 await pool.end();

@@ -7,6 +7,7 @@
  *   node bench/fulltext-index.mjs postgres://.../c10m
  */
 import pg from 'pg';
+import { closedLoop } from './closed-loop.mjs';
 
 const url = process.argv[2];
 const seconds = Number(process.env.BENCH_DURATION ?? 10);
@@ -24,21 +25,11 @@ const statements = {
 
 async function measure(sql) {
   const pool = new pg.Pool({ connectionString: url, max: connections });
-  const times = [];
-  const end = Date.now() + seconds * 1000;
-  await Promise.all(
-    Array.from({ length: connections }, async () => {
-      while (Date.now() < end) {
-        const t = process.hrtime.bigint();
-        await pool.query(sql);
-        times.push(Number(process.hrtime.bigint() - t) / 1e6);
-      }
-    }),
-  );
-  await pool.end();
-  times.sort((a, b) => a - b);
-  const at = (p) => times[Math.min(times.length - 1, Math.floor(times.length * p))];
-  return { per_sec: Math.round(times.length / seconds), p50_ms: Math.round(at(0.5)), p99_ms: Math.round(at(0.99)) };
+  try {
+    return await closedLoop(() => pool.query(sql), { connections, seconds });
+  } finally {
+    await pool.end();
+  }
 }
 
 const client = new pg.Client({ connectionString: url });
