@@ -6,7 +6,7 @@ import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import pino, { type DestinationStream } from 'pino';
 import type { Config } from './config.js';
 import { currentSchema } from './db/migrator.js';
-import { prepareDatabase } from './db/prepare.js';
+import { prepareDatabase, prepareShards } from './db/prepare.js';
 import { notify, PgListener } from './db/pg-listener.js';
 import { type AppDeps, createDeps, type DepsOverrides } from './deps.js';
 import { answerServerEvents, clientErrorHandler, conventions, type ForeignErrors, frameworkErrors, genReqId } from './http/conventions.js';
@@ -228,7 +228,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     onRedisError: options.onRedisError ?? ((err) => app.log.warn({ err }, 'redis unavailable: rate limits fail open')),
   });
   if (options.migrate !== false) await prepareDatabase(deps.database);
-  else await deps.database.corpusShards?.setup(deps.database.db);
+  else await prepareShards(deps.database);
   const modules = createModules(deps, { scans: options.scans, bulkLoadWatchMs: options.bulkLoadWatchMs });
   const { services } = modules;
   bareNotFound.push(...modules.bareNotFound);

@@ -77,15 +77,21 @@ export async function addShard(main: Kysely<DB>, shards: CorpusShards, url: stri
     await sql`select pg_advisory_lock(${MOVE_LOCK})`.execute(conn);
     try {
       await shards.load(conn);
-      if (shards.shards.some((s) => s.url === url)) throw new Error(`${redactedUrl(url)} is a shard of this corpus already`);
       if ((await sql`select 1 from leak_bulk_loads`.execute(conn)).rows.length) throw new Error('a bulk load is in progress: add the shard once it has finished');
-      const position = shards.shards.length;
-      const schema = await prepareShard(url, []);
-      await conn.transaction().execute(async (trx) => {
-        await addServer(trx, shards.schema, position, url, schema);
-        await sql`update corpus_layout set version = version + 1`.execute(trx);
-      });
-      await shards.load(conn);
+      // A move cut off (the process killed): each shard's slot tables put back as the layout says first.
+      await repairLayout(shards);
+      let position = shards.shards.findIndex((s) => s.url === url);
+      // Added already: the slots it has yet to take move now (an add-shard cut off is run again).
+      if (position >= 0 && position !== shards.shards.length - 1) throw new Error(`${redactedUrl(url)} is a shard of this corpus already`);
+      if (position < 0) {
+        position = shards.shards.length;
+        const schema = await prepareShard(url, []);
+        await conn.transaction().execute(async (trx) => {
+          await addServer(trx, shards.schema, position, url, schema);
+          await sql`update corpus_layout set version = version + 1`.execute(trx);
+        });
+        await shards.load(conn);
+      }
       const reports: MoveReport[] = [];
       for (const { slot, from } of slotsToMove(shards.shards, position)) {
         const report = await moveSlot(conn, shards, slot, from, position);
@@ -97,6 +103,47 @@ export async function addShard(main: Kysely<DB>, shards: CorpusShards, url: stri
       await sql`select pg_advisory_unlock(${MOVE_LOCK})`.execute(conn);
     }
   });
+}
+
+/** At start: the slot tables put right (repairLayout) unless a move is in progress (it holds the move lock). */
+export async function repairLayoutIfIdle(main: Kysely<DB>, shards: CorpusShards): Promise<number> {
+  return main.connection().execute(async (conn) => {
+    const { rows } = await sql<{ got: boolean }>`select pg_try_advisory_lock(${MOVE_LOCK}) as got`.execute(conn);
+    if (!rows[0]?.got) return 0;
+    try {
+      return await repairLayout(shards);
+    } finally {
+      await sql`select pg_advisory_unlock(${MOVE_LOCK})`.execute(conn);
+    }
+  });
+}
+
+/**
+ * Each shard's slot tables as the layout says (after a move cut off between its statements on
+ * the shards and its commit in the main database): a slot it holds attached to its leak_records;
+ * a copy of a slot it does not hold (one being copied, or left by its old shard) detached and
+ * dropped. Run holding the move lock (no move in progress). Returns the tables put right.
+ */
+export async function repairLayout(shards: CorpusShards): Promise<number> {
+  let repaired = 0;
+  for (const [i, shard] of shards.shards.entries()) {
+    const pool = shards.pools[i] as pg.Pool;
+    const { rows } = await pool.query<{ name: string; attached: boolean }>(
+      `select c.relname as name, c.relispartition as attached from pg_class c where c.relkind = 'r' and c.relname ~ '^leak_records_s[0-9a-f]$' and c.relnamespace = current_schema()::regnamespace`,
+    );
+    for (const { name, attached } of rows) {
+      const slot = name.slice(-1);
+      if (shard.slots.includes(slot)) {
+        if (attached) continue;
+        await pool.query(`alter table leak_records attach partition ${name} for values in ('${slot}')`);
+      } else {
+        if (attached) await pool.query(`alter table leak_records detach partition ${name}`);
+        await pool.query(`drop table ${name}`);
+      }
+      repaired++;
+    }
+  }
+  return repaired;
 }
 
 async function moveSlot(main: Kysely<DB>, shards: CorpusShards, slot: string, from: number, to: number): Promise<MoveReport> {

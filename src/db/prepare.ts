@@ -1,3 +1,4 @@
+import { repairLayoutIfIdle } from './corpus-rebalance.js';
 import type { Database } from './database.js';
 import { migrateToLatest } from './migrator.js';
 
@@ -7,6 +8,14 @@ import { migrateToLatest } from './migrator.js';
  */
 export async function prepareDatabase(database: Database): Promise<string[]> {
   const applied = await migrateToLatest(database.db);
-  await database.corpusShards?.setup(database.db);
+  await prepareShards(database);
   return applied;
+}
+
+/** THREATMON_CORPUS_SHARDS: the corpus spread (or checked to be), and a move cut off put right. */
+export async function prepareShards(database: Database): Promise<void> {
+  const shards = database.corpusShards;
+  if (!shards) return;
+  await shards.setup(database.db);
+  await repairLayoutIfIdle(database.db, shards);
 }

@@ -418,4 +418,45 @@ describe.skipIf(!TEST_PG_URL)('corpus shards', () => {
     expect(json(await sharded.as(staffSharded, { method: 'GET', url: '/api/v1/leaks/search/?domain=during.example' })).count).toBe(ingested.length);
     expect(json(await sharded.as(staffSharded, { method: 'GET', url: '/api/v1/leaks/search/?domain=corp1.example&page_size=100' }))).toEqual(expected);
   });
+
+  it('puts a move cut off mid-switch right (at start, or by add-shard run again), and add-shard run again resumes', async () => {
+    const shards = sharded.app.deps.database.corpusShards as CorpusShards;
+    expect(shards.shards).toHaveLength(4);
+    const search = async () => json(await sharded.as(staffSharded, { method: 'GET', url: '/api/v1/leaks/search/?domain=corp1.example&page_size=100' }));
+    const expected = await search();
+    const on = async (i: number, statements: string[]) => {
+      const c = new pg.Client({ connectionString: servers[i]?.url });
+      await c.connect();
+      try {
+        const out = [];
+        for (const q of statements) out.push((await c.query(q)).rows);
+        return out;
+      } finally {
+        await c.end();
+      }
+    };
+    const x = shards.shards[0]?.slots[0] as string;
+    const y = shards.shards[2]?.slots[0] as string;
+    // Killed between the switch's statements: slot x detached on its shard and a copy of it attached
+    // on the new one, the main database not told; and a leftover table of slot y on shard 1.
+    await on(0, [`alter table leak_records detach partition leak_records_s${x}`]);
+    await on(3, [`create table leak_records_s${x} (like leak_records_template including all)`, `alter table leak_records attach partition leak_records_s${x} for values in ('${x}')`]);
+    await on(1, [`create table leak_records_s${y} (like leak_records_template including all)`]);
+    const { repairLayoutIfIdle } = await import('../../src/db/corpus-rebalance.js');
+    expect(await repairLayoutIfIdle(sharded.db, shards)).toBe(3);
+    const attached = async (i: number, slot: string) =>
+      (await on(i, [`select c.relispartition as p from pg_class c where c.relname = 'leak_records_s${slot}' and c.relnamespace = current_schema()::regnamespace`]))[0]?.[0]?.p ?? null;
+    expect(await attached(0, x)).toBe(true);
+    expect(await attached(3, x)).toBeNull();
+    expect(await attached(1, y)).toBeNull();
+    expect(await repairLayoutIfIdle(sharded.db, shards)).toBe(0);
+    expect(await search()).toEqual(expected);
+    // A record of slot x is written to its shard again.
+    const email = Array.from({ length: 500 }, (_, k) => `repair${k}@after.example`).find((e) => routeSlot(e) === x) as string;
+    expect(json(await sharded.as(staffSharded, { method: 'POST', url: `/api/v1/leaks/sources/${sources[0]?.sharded}/records/`, payload: [{ email }] })).accepted).toBe(1);
+    expect(json(await sharded.as(staffSharded, { method: 'GET', url: `/api/v1/leaks/search/?email=${email}` })).count).toBe(1);
+    // add-shard again with the last shard's URL: it takes the slots it lacks (none here); any other shard's URL is refused.
+    expect(await addShard(sharded.db, shards, servers[3]?.url as string)).toEqual([]);
+    await expect(addShard(sharded.db, shards, servers[1]?.url as string)).rejects.toThrow(/a shard of this corpus already/);
+  });
 });
