@@ -82,7 +82,7 @@ export function buildCli(): Command {
   const corpus = program.command('corpus').description('The leak corpus spread over several PostgreSQL servers (THREATMON_CORPUS_SHARDS).');
   corpus
     .command('add-shard')
-    .description('Add a PostgreSQL server to the corpus and move its share of the records to it, online: searches and ingests go on meanwhile. Then add its URL to THREATMON_CORPUS_SHARDS (at the end).')
+    .description('Add a PostgreSQL server to the corpus and move its share of the records to it, online: searches and ingests go on meanwhile. Then add its URL to THREATMON_CORPUS_SHARDS (at the end). Run it again with the same URL to finish one that was cut off.')
     .argument('<url>', 'postgres://user:password@host:port/database of an empty database (max_prepared_transactions above 0)')
     .action(async (url: string) => {
       if (!isPostgresUrl(url)) throw new InvalidArgumentError('expected a postgres://... URL');
