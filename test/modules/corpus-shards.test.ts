@@ -158,6 +158,37 @@ describe.skipIf(!TEST_PG_URL)('corpus shards', () => {
     expect(stopped.length).toBeGreaterThanOrEqual(3);
   });
 
+  it('answers a full-text search matching past the bound from the newest slice of every shard, its count estimated, as one server', async () => {
+    // ANALYZE's statistics, as a bulk load leaves them: one server's, each shard's.
+    await sql`analyze leak_records`.execute(single.db);
+    for (const srv of servers) {
+      const c = new pg.Client({ connectionString: srv.url });
+      await c.connect();
+      await c.query('analyze');
+      await c.end();
+    }
+    const get = async (t: TestApp, who: User, qs: string) => {
+      const res = await t.as(who, { method: 'GET', url: `/api/v1/leaks/search/${qs}` });
+      expect(res.statusCode, res.body).toBe(200);
+      return json(res);
+    };
+    // A word of nearly every record: past three times the bound by any estimate, so one server slices too.
+    for (const q of ['example']) {
+      const exact = (await get(single, staffSingle, `?q=${encodeURIComponent(q)}&exact_count=true`)).count as number;
+      expect(exact, q).toBeGreaterThan(3 * 3 * 40);
+      for (const qs of [`?q=${q}`, `?q=${q}&page=2&page_size=20`, `?q=${q}&ordering=created_at&page=3&page_size=10`]) {
+        const [a, b] = [await get(sharded, staffSharded, qs), await get(single, staffSingle, qs)];
+        // The same page; a count estimated on both, near the true one (each from its own statistics).
+        expect(a.results.map((r: { id: string }) => unslotted(r.id)), qs).toEqual(b.results.map((r: { id: string }) => unslotted(r.id)));
+        for (const found of [a, b]) {
+          expect(found, qs).toMatchObject({ count_exact: false, count_estimated: true });
+          expect(found.count, qs).toBeGreaterThan(exact / 3);
+          expect(found.count, qs).toBeLessThan(exact * 3);
+        }
+      }
+    }
+  });
+
   it('reads a record by its id from the shard its id names', async () => {
     const res = json(await sharded.as(staffSharded, { method: 'GET', url: '/api/v1/leaks/search/?domain=corp2.example&page_size=20' }));
     for (const r of res.results as { id: string; email: string }[]) {

@@ -1,3 +1,5 @@
+import { type Kysely, sql } from 'kysely';
+import type { DB } from '../../db/schema.js';
 import type { FullTextTerm } from '../../domain/leak-record.js';
 
 /** The statistics PostgreSQL's ANALYZE keeps of the corpus, read as its planner reads them (see LeakSearches.pageFromSlice). */
@@ -100,5 +102,50 @@ export class WordStats {
       all *= 1 - t.completions.reduce((none, c) => none * (1 - this.share(c)), 1);
     }
     return this.rows * all;
+  }
+}
+
+/** How long the statistics slices are cut from are kept (they change with ANALYZE). */
+const STATS_TTL_MS = 60_000;
+
+/** ANALYZE's statistics of the corpus (CorpusStatsReader). */
+export interface CorpusStats {
+  records: number;
+  created: CreatedSpread;
+  words: WordStats | null;
+}
+
+/** Reads the corpus's statistics from pg_stats, kept a while. */
+export class CorpusStatsReader {
+  constructor(private readonly db: Kysely<DB>) {}
+
+  private kept?: { at: number; stats: CorpusStats };
+
+  /**
+   * ANALYZE's statistics of the corpus, kept STATS_TTL_MS: how created_at is spread, and how often
+   * the commonest words occur. Null before any ANALYZE.
+   */
+  async get(): Promise<CorpusStats | null> {
+    const now = performance.now();
+    if (this.kept && now - this.kept.at < STATS_TTL_MS) return this.kept.stats;
+    const epochs = (column: string) => sql`array(select extract(epoch from v)::float8 from unnest(${sql.ref(column)}::text::timestamptz[]) as v)`;
+    const column = (name: string) => sql`from pg_stats where schemaname = current_schema() and tablename = 'leak_records' and attname = ${name}`;
+    // The words' statistics are those of the full-text index's expression (ANALYZE keeps them under the index's name).
+    const wordsIndex = sql`from pg_stats where schemaname = current_schema() and tablename = 'leak_records_search_idx'`;
+    const { rows } = await sql<{ rows: number; common: number[] | null; freqs: number[] | null; bounds: number[] | null; words: string[] | null; word_freqs: number[] | null }>`select
+        (select greatest((select reltuples from pg_class where oid = 'leak_records'::regclass),
+          (select sum(c.reltuples) from pg_inherits i join pg_class c on c.oid = i.inhrelid where i.inhparent = 'leak_records'::regclass))) as rows,
+        (select ${epochs('most_common_vals')} ${column('created_at')}) as common,
+        (select most_common_freqs ${column('created_at')}) as freqs,
+        (select ${epochs('histogram_bounds')} ${column('created_at')}) as bounds,
+        (select most_common_elems::text::text[] ${wordsIndex}) as words,
+        (select most_common_elem_freqs ${wordsIndex}) as word_freqs`.execute(this.db);
+    const row = rows[0];
+    if (!row || (!row.common && !row.bounds)) return null;
+    const records = Number(row.rows);
+    const words = row.words && row.word_freqs ? new WordStats(records, row.words, row.word_freqs) : null;
+    const stats = { records, created: new CreatedSpread(row.common ?? [], row.freqs ?? [], row.bounds ?? []), words };
+    this.kept = { at: now, stats };
+    return stats;
   }
 }

@@ -7,7 +7,7 @@ import { type FullTextTerm, ftsQuery, prefixEnd } from '../../domain/leak-record
 import { AppError } from '../../http/errors.js';
 import type { LeaksRepository, RecordRow } from './leaks.repository.js';
 import { type DomainRange, leakSearch } from './leaks.lists.js';
-import { CreatedSpread, WordStats } from './leaks.search-stats.js';
+import { type CorpusStats, CorpusStatsReader } from './leaks.search-stats.js';
 import { type ShardDomainMerge, ShardSearch } from './leaks.shard-search.js';
 
 /** Seconds a full-text search is asked to wait while a bulk load is indexed (see assertFullTextComplete). */
@@ -38,24 +38,29 @@ const SLICE_MARGIN = 3;
  * two words in a thirtieth of the records each, 667,000 entries for 11,000 matches, 35-70 ms).
  */
 const POSTINGS_PER_ROW = 6;
-/** How long the statistics slices are cut from are kept (they change with ANALYZE). */
-const STATS_TTL_MS = 60_000;
 /** A full-text search with nothing else: its estimate comes from its words' statistics (WordStats). */
 const TEXT_ALONE_PARAMS = new Set(['q', 'exact_count', 'page', 'page_size', 'ordering']);
 /** SQLite: reading one matching record for its date costs about this many index entries walked (measured at 10M). */
 const WALK_ENTRIES_PER_ROW = 12;
 
-/** ANALYZE's statistics of the corpus (LeakSearches.corpusStats). */
-interface CorpusStats {
-  records: number;
-  created: CreatedSpread;
-  words: WordStats | null;
+/** How pageFromSlice reads a search's matches: their estimated number, and the page of those past a cut of created_at. */
+export interface SliceReader {
+  /** ANALYZE's statistics of the corpus, that slices are cut from. */
+  stats(): Promise<CorpusStats | null>;
+  estimate(): Promise<number>;
+  /**
+   * `cut`: seconds since the epoch; `scan`: each row of the slice checked for the words rather than
+   * found through the index; `count`: the search's count (the estimate), as one server's statement carries it.
+   */
+  page(cut: number, scan: boolean, count: number): Promise<RecordRow[]>;
 }
 
 /** Runs /leaks/search/ (and saved searches): the plan of each shape of search, and its queries. */
 export class LeakSearches {
   /** The corpus spread over shards: each search asked of them directly (leaks.shard-search.ts). */
   private readonly sharded?: ShardSearch;
+  /** ANALYZE's statistics of the corpus (PostgreSQL), that slices are cut from (pageFromSlice). */
+  private readonly corpusStats: CorpusStatsReader;
 
   constructor(
     private readonly database: Database,
@@ -64,6 +69,7 @@ export class LeakSearches {
     private readonly countLimit: number,
   ) {
     if (database.corpusShards) this.sharded = new ShardSearch(database.db, database.corpusShards);
+    this.corpusStats = new CorpusStatsReader(database.db);
   }
 
   /** A record's JSON text by id (on shards, read from the shard its id's slot names alone). */
@@ -98,6 +104,11 @@ export class LeakSearches {
     // A prefix no word of the index starts with: nothing matches, and there is nothing to run.
     if (fullText?.some((t) => t.completions?.length === 0)) return this.pageOfRows({ count: 0, rows: [] }, page, pageSize);
     if (this.sharded) {
+      if (fullText !== undefined && limit !== null) {
+        const sharded = this.sharded;
+        const sliced = await this.pageFromSlice(params, limit, { stats: () => sharded.corpusStats(), estimate: () => sharded.estimate(params), page: (cut, scan) => sharded.slicePage(params, cut, scan) });
+        if (sliced) return this.pageOfRows(sliced, page, pageSize);
+      }
       const merge = await this.domainMerge(params);
       return this.pageOfRows(await this.sharded.search(params, limit, fullText !== undefined, merge), page, pageSize);
     }
@@ -110,7 +121,7 @@ export class LeakSearches {
       // that PostgreSQL runs once.
       if (fullText !== undefined) {
         if (limit !== null) {
-          const sliced = await this.pageFromSlice(filtered(), params, limit);
+          const sliced = await this.pageFromSlice(params, limit, this.sliceOf(filtered(), params));
           if (sliced) return this.pageOfRows(sliced, page, pageSize);
         }
         const ids = pageOf(filtered().select(['leak_records.id', sql<number>`count(*) over ()`.as('total')]));
@@ -170,36 +181,45 @@ export class LeakSearches {
    * the page is right whatever the statistics say. Null when the search is not of that shape or
    * the estimate is small: one pass, reading every match, does it all.
    */
-  private async pageFromSlice(filtered: Filtered, params: ListParams, limit: number): Promise<{ count: number; countExact: boolean; countEstimated: boolean; rows: RecordRow[] } | null> {
+  private async pageFromSlice(params: ListParams, limit: number, slice: SliceReader): Promise<{ count: number; countExact: boolean; countEstimated: boolean; rows: RecordRow[] } | null> {
     if (params.ordering.field !== 'created_at') return null;
     const { page, pageSize } = params;
-    const stats = await this.corpusStats();
+    const stats = await slice.stats();
     if (!stats) return null;
     // `q` alone: its words' statistics give the planner's estimate without asking it.
     const alone = onlyParams(params, TEXT_ALONE_PARAMS) ? stats.words : undefined;
     const guess = alone?.estimate(params.filters.q as FullTextTerm[]);
     const postings = alone?.postings(params.filters.q as FullTextTerm[]) ?? 0;
-    const estimate = guess ?? (await this.estimatedRows(filtered));
+    const estimate = guess ?? (await slice.estimate());
     if (estimate <= SLICE_ABOVE * limit) return null;
     // Not counted: counting even to the limit builds the index's bitmap of every match, which grows
     // with the corpus (a second per search at 100M records for a common word). Two significant figures.
     const count = Math.max(limit + 1, Number(estimate.toPrecision(2)));
     const desc = params.ordering.desc;
     const firstShare = (SLICE_MARGIN * page * pageSize) / estimate;
-    // The slice read row by row: built when first chosen.
-    let scanned: Filtered | undefined;
     for (let share = firstShare; share < 1; share *= 4) {
       const cut = stats.created.cut(share, desc);
       if (cut === null) break;
       // Chosen again as the slice widens: a slice too big to read row by row goes through the index.
-      const matched = LeakSearches.scansSlice(share, stats.records, estimate, postings)
-        ? (scanned ??= leakSearch.filter(this.db.selectFrom('leak_records'), params, { ...this.listContext(), fullTextScan: true }))
-        : filtered;
-      const slice = matched.where('leak_records.created_at', desc ? '>=' : '<=', sql<string>`to_timestamp(${cut})`);
-      const rows = await this.pageRecords(leakSearch.pageQuery(slice.select('leak_records.id'), params), sql<number>`${count}::int8`.as('total'), params);
+      const rows = await slice.page(cut, LeakSearches.scansSlice(share, stats.records, estimate, postings), count);
       if (rows.length === pageSize) return { count, countExact: false, countEstimated: true, rows };
     }
     return null;
+  }
+
+  /** One server's slices (pageFromSlice): the planner's estimate, and a slice's page in one statement. */
+  private sliceOf(filtered: Filtered, params: ListParams): SliceReader {
+    // The slice read row by row: built when first chosen.
+    let scanned: Filtered | undefined;
+    return {
+      stats: () => this.corpusStats.get(),
+      estimate: () => this.estimatedRows(filtered),
+      page: (cut, scan, count) => {
+        const matched = scan ? (scanned ??= leakSearch.filter(this.db.selectFrom('leak_records'), params, { ...this.listContext(), fullTextScan: true })) : filtered;
+        const slice = matched.where('leak_records.created_at', params.ordering.desc ? '>=' : '<=', sql<string>`to_timestamp(${cut})`);
+        return this.pageRecords(leakSearch.pageQuery(slice.select('leak_records.id'), params), sql<number>`${count}::int8`.as('total'), params);
+      },
+    };
   }
 
   /**
@@ -235,35 +255,6 @@ export class LeakSearches {
   private async estimatedRows(filtered: Filtered): Promise<number> {
     const { rows } = await sql<{ 'QUERY PLAN': Array<{ Plan: { 'Plan Rows': number } }> }>`explain (format json) ${filtered.select(sql<number>`1`.as('one'))}`.execute(this.db);
     return Number(rows[0]?.['QUERY PLAN'][0]?.Plan['Plan Rows'] ?? 0);
-  }
-
-  private stats?: { at: number; stats: CorpusStats };
-
-  /**
-   * ANALYZE's statistics of the corpus, kept STATS_TTL_MS: how created_at is spread, and how often
-   * the commonest words occur. Null before any ANALYZE.
-   */
-  private async corpusStats(): Promise<CorpusStats | null> {
-    const now = performance.now();
-    if (this.stats && now - this.stats.at < STATS_TTL_MS) return this.stats.stats;
-    const epochs = (column: string) => sql`array(select extract(epoch from v)::float8 from unnest(${sql.ref(column)}::text::timestamptz[]) as v)`;
-    const column = (name: string) => sql`from pg_stats where schemaname = current_schema() and tablename = 'leak_records' and attname = ${name}`;
-    // The words' statistics are those of the full-text index's expression (ANALYZE keeps them under the index's name).
-    const wordsIndex = sql`from pg_stats where schemaname = current_schema() and tablename = 'leak_records_search_idx'`;
-    const { rows } = await sql<{ rows: number; common: number[] | null; freqs: number[] | null; bounds: number[] | null; words: string[] | null; word_freqs: number[] | null }>`select
-        (select reltuples from pg_class where oid = 'leak_records'::regclass) as rows,
-        (select ${epochs('most_common_vals')} ${column('created_at')}) as common,
-        (select most_common_freqs ${column('created_at')}) as freqs,
-        (select ${epochs('histogram_bounds')} ${column('created_at')}) as bounds,
-        (select most_common_elems::text::text[] ${wordsIndex}) as words,
-        (select most_common_elem_freqs ${wordsIndex}) as word_freqs`.execute(this.db);
-    const row = rows[0];
-    if (!row || (!row.common && !row.bounds)) return null;
-    const records = Number(row.rows);
-    const words = row.words && row.word_freqs ? new WordStats(records, row.words, row.word_freqs) : null;
-    const stats = { records, created: new CreatedSpread(row.common ?? [], row.freqs ?? [], row.bounds ?? []), words };
-    this.stats = { at: now, stats };
-    return stats;
   }
 
   /** PostgreSQL: the records of a page's ids (a query), in order, each with `total` as a column: one statement. */

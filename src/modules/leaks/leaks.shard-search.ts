@@ -5,6 +5,7 @@ import { ShapeCache } from '../../db/prepared.js';
 import type { DB } from '../../db/schema.js';
 import { leakSearch } from './leaks.lists.js';
 import { type RecordRow, SHARD_RECORD_JSON } from './leaks.repository.js';
+import { type CorpusStats, CorpusStatsReader } from './leaks.search-stats.js';
 
 /**
  * The search of a corpus spread over shards (THREATMON_CORPUS_SHARDS), asked of each shard
@@ -22,6 +23,12 @@ export interface ShardDomainMerge {
   keys: string[];
   /** The total of leak_domain_counts, when no filter but the domain applies (else counted). */
   total: number | null;
+}
+
+/** A slice of the matches (LeakSearches.pageFromSlice): those past `cut` (seconds), each row read (`scan`) or found through the index. */
+interface Slice {
+  cut: number;
+  scan: boolean;
 }
 
 /** A shard's match: its id, its sort key (the ordering column as sortable text) and the shard's count. */
@@ -64,9 +71,9 @@ export class ShardSearch {
    * `fullText`: every match is read to be ordered, so it is counted in the same pass; `merge`: a
    * domain search read from each domain's range of the index. The rows are the page's records in order.
    */
-  async search(params: ListParams, limit: number | null, fullText: boolean, merge: ShardDomainMerge | null): Promise<{ count: number; countExact: boolean; rows: RecordRow[] }> {
+  async search(params: ListParams, limit: number | null, fullText: boolean, merge: ShardDomainMerge | null, slice?: Slice): Promise<{ count: number; countExact: boolean; rows: RecordRow[] }> {
     const { page, pageSize } = params;
-    const mode: CountMode = fullText ? 'window' : merge?.total !== null && merge ? 'none' : 'upTo';
+    const mode: CountMode = slice ? 'none' : fullText ? 'window' : merge?.total !== null && merge ? 'none' : 'upTo';
     const countTo = mode === 'upTo' && limit !== null ? limit + 1 : null;
     // Every record of an address is in the slot its hash names: one shard is asked, for the page itself.
     const email = params.filters.email as string | undefined;
@@ -80,7 +87,7 @@ export class ShardSearch {
     for (let attempt = 1; ; attempt++) {
       const { results: parts, version } = await this.shards.readEach(
         this.main,
-        (part) => (merge ? this.domainPart(part, params, bounds.take, countTo, merge, mode) : this.part(part, params, bounds, countTo, mode, withRecords)),
+        (part) => (merge ? this.domainPart(part, params, bounds.take, countTo, merge, mode) : this.part(part, params, bounds, countTo, mode, withRecords, slice)),
         slots,
       );
       const sign = params.ordering.desc ? -1 : 1;
@@ -101,11 +108,14 @@ export class ShardSearch {
    * One shard's first matches (`take` of them past `skip`), in order, each with its count (see
    * CountMode) and, `withRecords`, its record's text.
    */
-  private async part(part: ShardPart, params: ListParams, bounds: { skip: number; take: number }, countTo: number | null, mode: CountMode, withRecords: boolean): Promise<Hit[]> {
+  private async part(part: ShardPart, params: ListParams, bounds: { skip: number; take: number }, countTo: number | null, mode: CountMode, withRecords: boolean, slice?: Slice): Promise<Hit[]> {
     const { ordering, filters, ranges, search } = params;
-    const key = `page ${part.key} ${ordering.field} ${ordering.desc} ${mode} ${withRecords}`;
-    return (await this.shapes.run(part.db, key, { filters, ranges, search, ...bounds, countTo }, (v) => {
-      const filtered = () => leakSearch.filter(part.records(), { ...params, ...v }, CTX);
+    const key = `page ${part.key} ${ordering.field} ${ordering.desc} ${mode} ${withRecords} ${slice ? `slice ${slice.scan}` : ''}`;
+    return (await this.shapes.run(part.db, key, { filters, ranges, search, ...bounds, countTo, cut: slice?.cut ?? null }, (v) => {
+      const filtered = () => {
+        const q = leakSearch.filter(part.records(), { ...params, ...v }, { ...CTX, fullTextScan: slice?.scan === true });
+        return v.cut === null ? q : q.where('leak_records.created_at', ordering.desc ? '>=' : '<=', sql<string>`to_timestamp(${v.cut})`);
+      };
       let q = leakSearch.order(filtered().select(['leak_records.id', sortKey(leakSearch.orderColumn(ordering.field)).as('k')]), params).limit(v.take).offset(v.skip) as SelectQueryBuilder<DB, 'leak_records', Hit>;
       if (mode === 'window') q = q.select(sql<number>`count(*) over ()`.as('total'));
       if (mode === 'upTo') q = q.select(counter(filtered(), v.countTo).as('total'));
@@ -136,6 +146,40 @@ export class ShardSearch {
       from (values ${keys}) as keys(key) cross join lateral (${domainRows(sql.ref('keys.key'))}) as p
       order by p.created_at ${dir}, p.id ${dir} limit ${wanted}`.execute(part.db);
     return rows;
+  }
+
+  /** The planner's estimate of the search's matches: each shard's, added (LeakSearches.pageFromSlice). */
+  async estimate(params: ListParams): Promise<number> {
+    const { results } = await this.shards.readEach(this.main, async (part) => {
+      const q = leakSearch.filter(part.records(), params, CTX).select(sql<number>`1`.as('one'));
+      const { rows } = await sql<{ 'QUERY PLAN': Array<{ Plan: { 'Plan Rows': number } }> }>`explain (format json) ${q}`.execute(part.db);
+      return Number(rows[0]?.['QUERY PLAN'][0]?.Plan['Plan Rows'] ?? 0);
+    });
+    return results.reduce((sum, n) => sum + n, 0);
+  }
+
+  private readonly statsReaders = new Map<Kysely<DB>, CorpusStatsReader>();
+
+  /**
+   * ANALYZE's statistics of the corpus, from the shards' own (the main database has none: its
+   * records are foreign tables): created_at's spread from the first shard that has statistics (a
+   * record's slot is a hash, so each shard's spread is the corpus's), the records added up.
+   */
+  async corpusStats(): Promise<CorpusStats | null> {
+    const { results } = await this.shards.readEach(this.main, (part) => {
+      let reader = this.statsReaders.get(part.db);
+      if (!reader) this.statsReaders.set(part.db, (reader = new CorpusStatsReader(part.db)));
+      return reader.get();
+    });
+    const first = results.find((r) => r !== null);
+    if (!first) return null;
+    // The words' statistics are per slot table on a shard: estimates come from each shard's planner (estimate()).
+    return { records: results.reduce((n, r) => n + (r?.records ?? 0), 0), created: first.created, words: null };
+  }
+
+  /** The page of a full-text search's matches past a cut of created_at (LeakSearches.pageFromSlice), merged from every shard. */
+  async slicePage(params: ListParams, cut: number, scan: boolean): Promise<RecordRow[]> {
+    return (await this.search(params, null, true, null, { cut, scan })).rows;
   }
 
   /** Records' texts by id, each from the shard its slot names (without their sources' names). */
