@@ -10,6 +10,10 @@
  * set of the keys' last 64 bits (the first 32 are the source's) in the worker (at 10M records about 270 MB). No monitors,
  * counters, progress or crash recovery. Timed, then dropped.
  *   node bench/pg-files-floor.mjs POSTGRES_URL DIR   -> {"rows", "seconds", "load_seconds", "index_seconds", "rows_per_sec"}
+ *   node bench/pg-files-floor.mjs MAIN_URL DIR SHARD_URL...   -> the same, and "per_shard"
+ * With shard URLs (a corpus over shards, its schema made by a sharded import first): each row goes
+ * to the shard its slot names (the layout of a first start, ids in their slots), all shards loaded
+ * and then indexed at once, as threatmon's sharded bulk import does.
  * (npm run build first: the worker imports dist/.) Sources are found by name, `Bench <file>`, as
  * bench/import-leaks.mjs named them.
  */
@@ -24,6 +28,7 @@ import { from as copyFrom } from 'pg-copy-streams';
 import { v7 as uuidv7 } from 'uuid';
 import { normaliseRecord, recordKey } from '../dist/domain/leak-record.js';
 import { copyChunks, RECORD_COLUMNS } from '../dist/modules/leaks/leaks.repository.js';
+import { idInSlot, initialSlots, recordSlot } from '../dist/db/corpus-slots.js';
 import { corpusFiles, corpusSourceName } from './corpus-files.mjs';
 
 const BATCH = 5000;
@@ -33,72 +38,102 @@ const AHEAD = 8;
 const MAINTENANCE_WORK_MEM_KB = 256 * 1024;
 
 if (isMainThread) {
-  const [url, dir] = process.argv.slice(2);
+  const [url, dir, ...shardUrls] = process.argv.slice(2);
   if (!url || !dir) {
-    console.error('usage: node bench/pg-files-floor.mjs POSTGRES_URL DIR');
+    console.error('usage: node bench/pg-files-floor.mjs POSTGRES_URL DIR [SHARD_URL ...]');
     process.exit(2);
   }
-  const main = new pg.Client({ connectionString: url });
-  const side = new pg.Client({ connectionString: url });
-  await main.connect();
-  await side.connect();
-  const byName = new Map((await main.query('select name, id from leak_sources')).rows.map((r) => [r.name, r.id]));
+  const sources = new pg.Client({ connectionString: url });
+  await sources.connect();
+  const byName = new Map((await sources.query('select name, id from leak_sources')).rows.map((r) => [r.name, r.id]));
+  await sources.end();
   const files = corpusFiles(dir).map((f) => ({ path: path.join(dir, f), sourceId: byName.get(`Bench ${corpusSourceName(f)}`) }));
   if (files.some((f) => !f.sourceId)) throw new Error('import the corpus with bench/import-leaks.mjs first: its sources are missing');
-  const definitions = (await main.query(`select indexname, indexdef from pg_indexes where schemaname = current_schema() and tablename = 'leak_records' order by indexname`)).rows.map((r) => ({
+  // Each server written to (the shards, each its slots' rows, or the one server), with two
+  // connections: the full-text build runs beside the others.
+  const targets = await Promise.all(
+    (shardUrls.length ? shardUrls : [url]).map(async (u) => {
+      const t = { main: new pg.Client({ connectionString: u }), side: new pg.Client({ connectionString: u }) };
+      await t.main.connect();
+      await t.side.connect();
+      return t;
+    }),
+  );
+  // A shard's indexes are its slot tables' (the same as one server's leak_records), kept on its template.
+  const table = shardUrls.length ? 'leak_records_template' : 'leak_records';
+  const definitions = (await targets[0].main.query(`select indexname, indexdef from pg_indexes where schemaname = current_schema() and tablename = $1 order by indexname`, [table])).rows.map((r) => ({
     name: `${r.indexname}_floor`,
-    sql: r.indexdef.replace(/^CREATE (UNIQUE )?INDEX (\S+) ON (\S+\.)?leak_records /, (_m, unique) => `CREATE ${unique ?? ''}INDEX ${r.indexname}_floor ON leak_records_floor `),
+    sql: r.indexdef.replace(/^CREATE (UNIQUE )?INDEX (\S+) ON (\S+\.)?leak_records(_template)? /, (_m, unique) => `CREATE ${unique ?? ''}INDEX ${r.indexname}_floor ON leak_records_floor `),
   }));
-  await main.query('drop table if exists leak_records_floor');
-  await main.query('create table leak_records_floor (like leak_records including defaults including generated)');
+  for (const t of targets) {
+    await t.main.query('drop table if exists leak_records_floor');
+    await t.main.query(`create table leak_records_floor (like ${table} including defaults including generated)`);
+  }
 
   const started = process.hrtime.bigint();
-  const worker = new Worker(new URL(import.meta.url), { workerData: { files, at: new Date().toISOString() } });
-  // The worker's chunks, as one stream into one COPY; a chunk is acknowledged once the COPY has room
-  // for more (the worker waits past AHEAD unacknowledged chunks).
-  let owed = 0;
-  const chunks = new Readable({
-    read() {
-      for (; owed > 0; owed--) worker.postMessage('ack');
-    },
+  const worker = new Worker(new URL(import.meta.url), { workerData: { files, at: new Date().toISOString(), shards: shardUrls.length } });
+  // The worker's chunks, one stream per server into one COPY each; a chunk is acknowledged once its
+  // COPY has room for more (the worker waits past AHEAD unacknowledged chunks).
+  const owed = targets.map(() => 0);
+  const streams = targets.map(
+    (_t, i) =>
+      new Readable({
+        read() {
+          for (; owed[i] > 0; owed[i]--) worker.postMessage('ack');
+        },
+      }),
+  );
+  worker.on('message', (message) => {
+    if (message === 'done') return streams.forEach((s) => s.push(null));
+    const [i, chunk] = message;
+    if (streams[i].push(chunk)) worker.postMessage('ack');
+    else owed[i]++;
   });
-  worker.on('message', (chunk) => {
-    if (chunk === 'done') return chunks.push(null);
-    if (chunks.push(chunk)) worker.postMessage('ack');
-    else owed++;
-  });
-  worker.on('error', (err) => chunks.destroy(err));
-  const copy = main.query(copyFrom(`copy leak_records_floor (${RECORD_COLUMNS.join(', ')}) from stdin`));
-  await pipeline(chunks, copy);
+  worker.on('error', (err) => streams.forEach((s) => s.destroy(err)));
+  const copies = targets.map((t) => t.main.query(copyFrom(`copy leak_records_floor (${RECORD_COLUMNS.join(', ')}) from stdin`)));
+  const loaded = await Promise.all(
+    copies.map(async (copy, i) => {
+      await pipeline(streams[i], copy);
+      return { rows: Number(copy.rowCount), seconds: Number(process.hrtime.bigint() - started) / 1e9 };
+    }),
+  );
   await worker.terminate();
-  const rows = Number(copy.rowCount);
+  const rows = loaded.reduce((n, l) => n + l.rows, 0);
   const loadSeconds = Number(process.hrtime.bigint() - started) / 1e9;
 
   // The indexes, as threatmon's rebuild runs them: the full-text (GIN) build on a connection of its
-  // own beside the others, each side with half the memory and no parallel workers while both run.
+  // own beside the others, each side with half the memory and no parallel workers while both run;
+  // every server at once.
   const fullText = definitions.filter((d) => /\busing gin\b/i.test(d.sql));
   const rest = definitions.filter((d) => !fullText.includes(d));
-  let beside = fullText.length && rest.length ? 2 : 1;
-  const build = async (client, list) => {
-    try {
-      for (const d of list) {
-        const shared = beside > 1;
-        await client.query(`set maintenance_work_mem = '${Math.floor(MAINTENANCE_WORK_MEM_KB / (shared ? 2 : 1))}kB'`);
-        await client.query(shared ? 'set max_parallel_maintenance_workers = 0' : 'reset max_parallel_maintenance_workers');
-        await client.query(d.sql);
-      }
-    } finally {
-      beside--;
-    }
-  };
   const indexStarted = process.hrtime.bigint();
-  await Promise.all([build(side, fullText), build(main, rest)]);
+  await Promise.all(
+    targets.map((t) => {
+      let beside = fullText.length && rest.length ? 2 : 1;
+      const build = async (client, list) => {
+        try {
+          for (const d of list) {
+            const shared = beside > 1;
+            await client.query(`set maintenance_work_mem = '${Math.floor(MAINTENANCE_WORK_MEM_KB / (shared ? 2 : 1))}kB'`);
+            await client.query(shared ? 'set max_parallel_maintenance_workers = 0' : 'reset max_parallel_maintenance_workers');
+            await client.query(d.sql);
+          }
+        } finally {
+          beside--;
+        }
+      };
+      return Promise.all([build(t.side, fullText), build(t.main, rest)]);
+    }),
+  );
   const indexSeconds = Number(process.hrtime.bigint() - indexStarted) / 1e9;
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-  await main.query('drop table leak_records_floor');
-  await main.end();
-  await side.end();
-  console.log(JSON.stringify({ rows, seconds: Number(seconds.toFixed(1)), load_seconds: Number(loadSeconds.toFixed(1)), index_seconds: Number(indexSeconds.toFixed(1)), rows_per_sec: Math.round(rows / seconds) }));
+  for (const t of targets) {
+    await t.main.query('drop table leak_records_floor');
+    await t.main.end();
+    await t.side.end();
+  }
+  const perShard = shardUrls.length ? { per_shard: loaded.map((l) => ({ rows: l.rows, load_rows_per_sec: Math.round(l.rows / loadSeconds) })) } : {};
+  console.log(JSON.stringify({ rows, seconds: Number(seconds.toFixed(1)), load_seconds: Number(loadSeconds.toFixed(1)), index_seconds: Number(indexSeconds.toFixed(1)), rows_per_sec: Math.round(rows / seconds), ...perShard }));
 } else {
   const { files, at } = workerData;
   // Open addressing over the keys' last 64 bits (two 32-bit halves; 0/0 marks a free slot).
@@ -134,21 +169,24 @@ if (isMainThread) {
     ahead--;
     wake?.();
   });
-  let records = [];
-  let ids = [];
-  let keys = [];
+  // One batch per server (per shard: its slots' records, ids in their slots as threatmon writes them).
+  const targets = Math.max(1, workerData.shards);
+  const positionOf = new Map(initialSlots(targets).flatMap((slots, i) => slots.map((s) => [s, i])));
+  const batches = Array.from({ length: targets }, () => ({ records: [], ids: [], keys: [] }));
   let sourceId = '';
-  const send = async () => {
-    if (!records.length) return;
+  const send = async (i) => {
+    const b = batches[i];
+    if (!b.records.length) return;
     while (ahead >= AHEAD) await new Promise((r) => (wake = r));
     ahead++;
-    parentPort.postMessage([...copyChunks(records, ids, keys, sourceId, at)].join(''));
-    records = [];
-    ids = [];
-    keys = [];
+    parentPort.postMessage([i, [...copyChunks(b.records, b.ids, b.keys, sourceId, at)].join('')]);
+    batches[i] = { records: [], ids: [], keys: [] };
+  };
+  const sendAll = async () => {
+    for (let i = 0; i < targets; i++) await send(i);
   };
   for (const file of files) {
-    await send();
+    await sendAll();
     sourceId = file.sourceId;
     let stream = fs.createReadStream(file.path);
     if (file.path.endsWith('.gz')) stream = stream.pipe(zlib.createGunzip());
@@ -156,25 +194,29 @@ if (isMainThread) {
     stream.setEncoding('utf8');
     let rest = '';
     const take = (line) => {
-      if (!line) return;
+      if (!line) return -1;
       const result = normaliseRecord(JSON.parse(line));
-      if (!result.ok) return;
+      if (!result.ok) return -1;
       const key = recordKey(sourceId, result.record.fingerprint);
-      if (!fresh(key)) return;
-      records.push(result.record);
-      ids.push(uuidv7());
-      keys.push(key);
+      if (!fresh(key)) return -1;
+      const slot = workerData.shards ? recordSlot(result.record, key) : null;
+      const i = slot === null ? 0 : positionOf.get(slot);
+      const b = batches[i];
+      b.records.push(result.record);
+      b.ids.push(slot === null ? uuidv7() : idInSlot(uuidv7(), slot));
+      b.keys.push(key);
+      return i;
     };
     for await (const chunk of stream) {
       const lines = (rest + chunk).split('\n');
       rest = lines.pop();
       for (const line of lines) {
-        take(line);
-        if (records.length >= BATCH) await send();
+        const i = take(line);
+        if (i >= 0 && batches[i].records.length >= BATCH) await send(i);
       }
     }
     take(rest);
   }
-  await send();
+  await sendAll();
   parentPort.postMessage('done');
 }

@@ -66,6 +66,15 @@ export const shardScenarios: Record<string, () => Promise<Result[]>> = {
       console.log(`three shards: import-leaks --bulk ${three.records} records in ${three.seconds} s (load ${three.load_seconds} s) = ${three.records_per_sec} records/s; ` +
         `per shard ${perShard.join(' / ')} records = ${perShard.map((n) => Math.round(n / three.load_seconds)).join(' / ')} records/s while loading; index builds per shard ${builds.map((ms) => (ms / 1000).toFixed(0)).join(' / ')} s of build time`);
       results.push(row(`import-leaks --bulk ${records}, one server (records/s)`, one.records_per_sec), row(`import-leaks --bulk ${records}, three shards (records/s)`, three.records_per_sec));
+      // The floor of the whole work beside each (bench/pg-files-floor.mjs): the same files read, normalised and keyed by a bare program, COPYed unindexed, then indexed.
+      if (process.env.BENCH_COPY_FLOOR !== '0') {
+        const floorOf = async (args: string[]) => JSON.parse(await runChild(['bench/pg-files-floor.mjs', ...args], {})) as { rows: number; seconds: number; load_seconds: number; index_seconds: number; rows_per_sec: number; per_shard?: Array<{ rows: number; load_rows_per_sec: number }> };
+        const floorOne = await floorOf([singleUrl, dataDir]);
+        const floorThree = await floorOf([mainUrl, dataDir, ...servers.map((s) => s.url)]);
+        console.log(`floor, one server: ${floorOne.seconds} s (load ${floorOne.load_seconds} s, indexes ${floorOne.index_seconds} s) = ${floorOne.rows_per_sec} rows/s; threatmon ${(one.seconds / floorOne.seconds).toFixed(2)}x its time`);
+        console.log(`floor, three shards: ${floorThree.seconds} s (load ${floorThree.load_seconds} s, indexes ${floorThree.index_seconds} s) = ${floorThree.rows_per_sec} rows/s; per shard ${floorThree.per_shard?.map((p) => p.load_rows_per_sec).join(' / ')} rows/s while loading; threatmon ${(three.seconds / floorThree.seconds).toFixed(2)}x its time (load ${(three.load_seconds / floorThree.load_seconds).toFixed(2)}x)`);
+        results.push(row(`floor, one server (rows/s)`, floorOne.rows_per_sec), row(`floor, three shards (rows/s)`, floorThree.rows_per_sec));
+      }
 
       const s1 = await startServer('shards-single', {}, singleUrl);
       const s3 = await startServer('shards-main', shardsEnv, mainUrl);
