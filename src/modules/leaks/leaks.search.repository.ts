@@ -125,7 +125,7 @@ export class LeakSearches {
           if (sliced) return this.pageOfRows(sliced, page, pageSize);
         }
         const ids = pageOf(filtered().select(['leak_records.id', sql<number>`count(*) over ()`.as('total')]));
-        const rows = await this.pageRecords(ids, sql<number>`page.total`.as('total'), params);
+        const rows = await this.pageRecordsQuery(ids, sql<number>`page.total`.as('total'), params).execute();
         return this.pageOfRows({ ...capped(rows.length ? Number(rows[0]?.total) : 0, null), rows }, page, pageSize);
       }
       const rows = await this.pageWithCount(params, limit);
@@ -217,7 +217,7 @@ export class LeakSearches {
       page: (cut, scan, count) => {
         const matched = scan ? (scanned ??= leakSearch.filter(this.db.selectFrom('leak_records'), params, { ...this.listContext(), fullTextScan: true })) : filtered;
         const slice = matched.where('leak_records.created_at', params.ordering.desc ? '>=' : '<=', sql<string>`to_timestamp(${cut})`);
-        return this.pageRecords(leakSearch.pageQuery(slice.select('leak_records.id'), params), sql<number>`${count}::int8`.as('total'), params);
+        return this.pageRecordsQuery(leakSearch.pageQuery(slice.select('leak_records.id'), params), sql<number>`${count}::int8`.as('total'), params).execute();
       },
     };
   }
@@ -264,10 +264,6 @@ export class LeakSearches {
       'leak_records',
       RecordRow & { total: number }
     >;
-  }
-
-  private async pageRecords(ids: ReturnType<typeof leakSearch.pageQuery>, total: AliasedExpression<unknown, 'total'>, params: ListParams): Promise<Array<RecordRow & { total: number }>> {
-    return this.pageRecordsQuery(ids, total, params).execute();
   }
 
   /** Records by id (SQLite: a page found by id). */
