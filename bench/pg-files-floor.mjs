@@ -27,7 +27,7 @@ import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { v7 as uuidv7 } from 'uuid';
 import { normaliseRecord, recordKey } from '../dist/domain/leak-record.js';
-import { copyChunks, RECORD_COLUMNS } from '../dist/modules/leaks/leaks.repository.js';
+import { copyChunks, RECORD_COLUMNS } from '../dist/modules/leaks/leaks.record-rows.js';
 import { idInSlot, initialSlots, recordSlot } from '../dist/db/corpus-slots.js';
 import { corpusFiles, corpusSourceName } from './corpus-files.mjs';
 

@@ -158,7 +158,7 @@ async function load(leaks: LeaksService, source: { id: string }, opts: ImportOpt
   // The file could not be read to its end: what was read before is stored (see ingest()).
   let failure: Error | null = null;
   try {
-    report = await leaks.ingest(source.id, worker.items(), { p: null, ip: null }, { onBatch, ...(bulk ? { batchSize: BULK_BATCH_SIZE, transactionMs: BULK_TRANSACTION_MS } : {}) });
+    report = await leaks.ingest(source.id, worker.items(), { p: null, ip: null }, { onBatch, wordsGiven: true, ...(bulk ? { batchSize: BULK_BATCH_SIZE, transactionMs: BULK_TRANSACTION_MS } : {}) });
   } catch (err) {
     if (!(err instanceof IngestCutOff)) throw err;
     report = err.progress;

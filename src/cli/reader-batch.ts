@@ -30,7 +30,15 @@ export interface ReaderBatch {
   rejected: Array<[number, FieldError[]]>;
   /** Per item, its line in the file (line formats): reported as the item's index instead of its position. */
   lines?: number[];
+  /**
+   * The search words of its records not sent with an earlier batch of the same read (see
+   * IngestItem.words): the writer's share of keeping leak_words, done on the reader's core.
+   */
+  words: string[];
 }
+
+/** Most words a reader remembers having sent (about 10 MB); past it, it starts again. */
+const MAX_SENT_WORDS = 200_000;
 
 /** A batch being filled (reader side). */
 export class BatchBuilder {
@@ -39,13 +47,15 @@ export class BatchBuilder {
   private keys = Buffer.alloc(1000 * KEY_BYTES);
   /** Bytes of input of the items added so far. */
   inputBytes = 0;
+  /** Search words sent with a batch taken before, or in this one's `words` already. */
+  private readonly sentWords = new Set<string>();
 
   constructor(start = 0) {
     this.batch = BatchBuilder.empty(start);
   }
 
   private static empty(start: number): ReaderBatch {
-    return { type: 'batch', start, count: 0, values: [], keys: new Uint8Array(0), bytes: [], rejected: [] };
+    return { type: 'batch', start, count: 0, values: [], keys: new Uint8Array(0), bytes: [], rejected: [], words: [] };
   }
 
   get count(): number {
@@ -73,6 +83,12 @@ export class BatchBuilder {
         this.keys = grown;
       }
       this.keys.write(keyHex, at, 'hex');
+      for (const w of r.search_text.split(' ')) {
+        if (w && !this.sentWords.has(w)) {
+          this.sentWords.add(w);
+          b.words.push(w);
+        }
+      }
     } else {
       b.rejected.push([b.count, result.errors]);
     }
@@ -89,6 +105,7 @@ export class BatchBuilder {
     full.keys = new Uint8Array(this.keys.subarray(0, (full.values.length / WIDTH) * KEY_BYTES));
     this.batch = BatchBuilder.empty(full.start + full.count);
     this.inputBytes = 0;
+    if (this.sentWords.size > MAX_SENT_WORDS) this.sentWords.clear();
     return full;
   }
 }
@@ -124,11 +141,12 @@ export interface BatchItem {
   result: RecordResult;
   bytes: number;
   pause: boolean;
+  words?: readonly string[];
 }
 
 /**
- * Each item of a batch as the writer takes it: its index, result and bytes of input, and with
- * `pauseAtEnd`, `pause` on the last (see LeaksService.ingest). One array for the batch: the ingest
+ * Each item of a batch as the writer takes it: its index, result and bytes of input, the batch's
+ * words on the first (see IngestItem.words), and with `pauseAtEnd`, `pause` on the last (see LeaksService.ingest). One array for the batch: the ingest
  * takes it whole, without a promise per item.
  */
 export function batchItems(b: ReaderBatch, pauseAtEnd = false): BatchItem[] {
@@ -151,5 +169,6 @@ export function batchItems(b: ReaderBatch, pauseAtEnd = false): BatchItem[] {
     o += WIDTH;
     k += KEY_BYTES;
   }
+  if (b.count && b.words.length) (items[0] as BatchItem).words = b.words;
   return items;
 }

@@ -1,10 +1,7 @@
-import { randomUUID } from 'node:crypto';
-import { connectionFailed, initialSlots, ShardUnavailable } from './corpus-slots.js';
-import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+import { ShardBatch } from './corpus-shard-batch.js';
+import { connectionFailed, initialSlots, isGone, ShardUnavailable } from './corpus-slots.js';
 import { CompiledQuery, Kysely, PostgresDialect, type SelectQueryBuilder, sql } from 'kysely';
 import pg from 'pg';
-import { from as copyFrom } from 'pg-copy-streams';
 import { currentSchema, migrateToLatest } from './migrator.js';
 import { replicaName } from './replicas.js';
 import type { DB } from './schema.js';
@@ -25,8 +22,6 @@ const lit = (s: string) => `'${s.replace(/'/g, "''")}'`;
 
 /** Connections to each shard's database, for the writes that go straight to it. */
 const SHARD_POOL_SIZE = 4;
-/** PostgreSQL's undefined_object: a prepared transaction already committed or rolled back (by recovery). */
-const isGone = (err: unknown) => (err as { code?: unknown } | null)?.code === '42704';
 /** PostgreSQL's undefined_table: a slot's table dropped on its old shard after it moved (see readEach). */
 const isDropped = (err: unknown) => (err as { code?: unknown } | null)?.code === '42P01';
 /** Times a read that raced a slot's move is run again on the new layout before it gives up. */
@@ -58,11 +53,11 @@ export class CorpusShards {
 
   /**
    * `readerFor`: the connections a shard is read through, made as the main database's are (see
-   * database.ts); without it, reads share the writes' (kyselyOf).
+   * database.ts): pooled apart from the writes' (kyselyOf), with their own statement settings.
    */
   constructor(
     readonly urls: string[],
-    private readonly readerFor?: (url: string) => Kysely<DB>,
+    private readonly readerFor: (url: string) => Kysely<DB>,
   ) {
     this.names = urls.map(replicaName);
   }
@@ -141,7 +136,6 @@ export class CorpusShards {
 
   /** The connections reads of the shard at `position` take. */
   private reader(position: number): Kysely<DB> {
-    if (!this.readerFor) return this.kyselyOf(position);
     const url = this.shards[position]?.url as string;
     let k = this.readers.get(url);
     if (!k) this.readers.set(url, (k = this.readerFor(url)));
@@ -168,7 +162,7 @@ export class CorpusShards {
     await sql`select pg_advisory_xact_lock_shared(${LAYOUT_LOCK})`.execute(trx);
     const { rows } = await sql<{ version: number }>`select version from corpus_layout`.execute(trx);
     if (rows[0]?.version !== this.version) await this.load(trx);
-    this.batches.set(trx, (b = new ShardBatch(this)));
+    this.batches.set(trx, (b = new ShardBatch(this.pools, (batch, position) => this.gid(batch, position))));
     return b;
   }
 
@@ -391,96 +385,5 @@ export async function prepareShard(url: string, slots: string[]): Promise<string
     return schema;
   } finally {
     await db.destroy();
-  }
-}
-
-/** The staging table of a shard connection (COPY lands there, then one INSERT ... ON CONFLICT takes it in). */
-const staging = new WeakMap<pg.PoolClient, string>();
-
-/**
- * One main-database transaction's writes to the shards: on each shard it writes to, a transaction
- * of its own, prepared before the main one commits and committed after it (two-phase commit).
- */
-export class ShardBatch {
-  readonly id = randomUUID();
-  private readonly open = new Map<number, pg.PoolClient>();
-  private prepared = false;
-
-  constructor(private readonly shards: CorpusShards) {}
-
-  /**
-   * Rows (COPY text of `columns`) into the shard at `position`, skipping any whose key it holds;
-   * returns the ids of those that were new.
-   */
-  async insert(position: number, columns: readonly string[], chunks: Iterable<string>): Promise<string[]> {
-    try {
-      return await this.copyInto(position, columns, chunks);
-    } catch (err) {
-      throw connectionFailed(err) ? new ShardUnavailable(`corpus shard ${position}`, err) : err;
-    }
-  }
-
-  private async copyInto(position: number, columns: readonly string[], chunks: Iterable<string>): Promise<string[]> {
-    const client = await this.client(position);
-    const table = staging.get(client) as string;
-    await client.query(`truncate ${table}`);
-    const stream = copyFrom(`copy ${table} (${columns.join(', ')}) from stdin`);
-    void client.query(stream);
-    await pipeline(Readable.from(chunks), stream);
-    const list = columns.join(', ');
-    const { rows } = await client.query<{ id: string }>(`insert into leak_records (${list}) select ${list} from ${table} order by fingerprint, id on conflict do nothing returning id`);
-    return rows.map((r) => r.id);
-  }
-
-  private async client(position: number): Promise<pg.PoolClient> {
-    let client = this.open.get(position);
-    if (client) return client;
-    client = await (this.shards.pools[position] as pg.Pool).connect();
-    this.open.set(position, client);
-    try {
-      if (!staging.has(client)) {
-        // A connection cut while held must fail its next query, not crash the process (once per connection).
-        client.on('error', () => {});
-        // Not a temporary table: a transaction that touched one cannot be prepared. One per
-        // connection (by its process id); setup drops those of connections that are gone.
-        const { rows } = await client.query<{ pid: number }>('select pg_backend_pid() as pid');
-        const table = `leak_records_incoming_${rows[0]?.pid}`;
-        await client.query(`create unlogged table if not exists ${table} (like leak_records)`);
-        staging.set(client, table);
-      }
-      await client.query('begin');
-    } catch (err) {
-      this.open.delete(position);
-      client.release(true);
-      throw err;
-    }
-    return client;
-  }
-
-  async prepare(trx: Kysely<DB>): Promise<void> {
-    if (this.open.size === 0) return;
-    await sql`insert into corpus_commits (id) values (${this.id})`.execute(trx);
-    await Promise.all([...this.open].map(([i, c]) => c.query(`prepare transaction '${this.shards.gid(this.id, i)}'`)));
-    this.prepared = true;
-  }
-
-  async commitPrepared(main: Kysely<DB>): Promise<void> {
-    if (this.open.size === 0) return;
-    const results = await Promise.allSettled([...this.open].map(([i, c]) => c.query(`commit prepared '${this.shards.gid(this.id, i)}'`)));
-    this.release();
-    // Committed everywhere: the batch's row is no longer needed. Else recover() commits the rest.
-    if (results.every((r) => r.status === 'fulfilled' || isGone(r.reason))) await sql`delete from corpus_commits where id = ${this.id}`.execute(main);
-  }
-
-  /** Rolls back each shard's part not yet prepared; true when they were prepared (left to recover()). */
-  async rollback(): Promise<boolean> {
-    if (!this.prepared) await Promise.allSettled([...this.open.values()].map((c) => c.query('rollback')));
-    this.release(!this.prepared);
-    return this.prepared;
-  }
-
-  private release(broken = false) {
-    for (const c of this.open.values()) c.release(broken);
-    this.open.clear();
   }
 }

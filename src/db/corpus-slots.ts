@@ -77,3 +77,6 @@ export function initialSlots(shards: number): string[][] {
   for (let i = 0; i < SLOTS; i++) out[i % shards]?.push(HEX[i] as string);
   return out;
 }
+
+/** PostgreSQL's undefined_object: a prepared transaction already committed or rolled back (by recovery). */
+export const isGone = (err: unknown) => (err as { code?: unknown } | null)?.code === '42704';

@@ -28,7 +28,9 @@ describe('reader thread batches (columns)', () => {
     expect(builder.count).toBe(0);
     expect(builder.inputBytes).toBe(0);
     const items = [...batchItems(batch, true)];
-    expect(items).toEqual(results.map((result, i) => ({ index: 40 + i, result, bytes: 100 + i, pause: i === 4 })));
+    // The first item carries the batch's search words (see IngestItem.words), each once.
+    const words = [...new Set(results.flatMap((r) => (r.ok ? r.record.search_text.split(' ') : [])))];
+    expect(items).toEqual(results.map((result, i) => ({ index: 40 + i, result, bytes: 100 + i, pause: i === 4, ...(i === 0 ? { words } : {}) })));
     // Every field, with a distinct value in the first record: a field read from the wrong column fails here.
     const first = results[0];
     if (!first?.ok) throw new Error('expected a valid record');
@@ -58,6 +60,28 @@ describe('reader thread batches (columns)', () => {
     // The next batch starts with an empty buffer of keys, not the last one's.
     builder.add(made[0]?.r as RecordResult, 1, made[0]?.key);
     expect(builder.take().keys.length).toBe(16);
+  });
+
+  it('send each search word once a read: a batch carries the words of its records no earlier batch sent', () => {
+    const builder = new BatchBuilder();
+    const add = (value: unknown) => {
+      const r = normaliseRecord(value);
+      builder.add(r, 1, r.ok ? recordKeyHex('source', r.record.fingerprint) : undefined);
+    };
+    add({ email: 'alice.smith@example.com', full_name: 'Alice Smith' });
+    add({ email: 'bob.smith@example.com' });
+    const first = structuredClone(builder.take());
+    expect([...first.words].sort()).toEqual(['alice', 'bob', 'com', 'example', 'smith']);
+    expect(batchItems(first)[0]?.words).toEqual(first.words);
+    expect(batchItems(first)[1]?.words).toBeUndefined();
+    add({ email: 'not an address' });
+    add({ email: 'carol.smith@example.org' });
+    const second = structuredClone(builder.take());
+    expect([...second.words].sort()).toEqual(['carol', 'org']);
+    // On the batch's first item even when that one was rejected: the batch's records follow it.
+    expect(batchItems(second)[0]).toMatchObject({ result: { ok: false }, words: second.words });
+    add({ email: 'alice.smith@example.com' });
+    expect(builder.take().words).toEqual([]);
   });
 
   it('refuse a record without its key: the writer would have to make it', () => {

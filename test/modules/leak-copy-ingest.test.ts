@@ -1,12 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { COPY_FROM_RECORDS } from '../../src/modules/leaks/leaks.repository.js';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { COPY_FROM_RECORDS, DIRECT_COPY_PAUSE } from '../../src/modules/leaks/leaks.repository.js';
 import type { User } from '../../src/modules/identity/index.js';
 import { buildTestApp, json, TEST_PG_URL, type TestApp, type TestTeam } from '../helpers/build-app.js';
 
 /**
- * PostgreSQL writes a batch of COPY_FROM_RECORDS records or more with COPY (through a temporary
- * table), a smaller one with INSERTs: the same input stored either way gives the same records,
- * duplicates, alerts and tracking-token exposures.
+ * PostgreSQL writes a batch of COPY_FROM_RECORDS records or more with COPY (straight into
+ * leak_records, or through a temporary table once a key is met again), a smaller one with INSERTs:
+ * the same input stored either way gives the same records, duplicates, alerts and tracking-token exposures.
  */
 describe.skipIf(!TEST_PG_URL)('COPY ingest against row-by-row ingest (PostgreSQL)', () => {
   let t: TestApp;
@@ -73,6 +73,37 @@ describe.skipIf(!TEST_PG_URL)('COPY ingest against row-by-row ingest (PostgreSQL
     const againCopy = await t.services.leaks.ingest(rows, input(), actor, { batchSize: 1000 });
     expect(again).toMatchObject({ accepted: 0, duplicates: 300, alerts_raised: 0, exposures_found: 0 });
     expect(againCopy).toEqual(again);
+  });
+
+  it('COPYs new records straight in; a batch meeting a stored key leaves nothing of that COPY and goes through the temporary table, as the next batches of its source do', async () => {
+    const actor = { p: null, ip: null };
+    const id = await source('Straight in');
+    const copies: string[] = [];
+    const database = t.app.deps.database;
+    const real = database.copyFrom!.bind(database);
+    const watched = vi.spyOn(database, 'copyFrom').mockImplementation((...args) => {
+      copies.push(args[1].replace(/ \(.*/, ''));
+      return real(...args);
+    });
+    try {
+      const records = (from: number, n: number) => Array.from({ length: n }, (_, i) => ({ index: i, value: { email: `straight${from + i}@copy.example` } }));
+      // New records, some repeated inside the batch: one COPY into the table itself.
+      const first = await t.services.leaks.ingest(id, [...records(0, 150), ...records(0, 10)].map((r, index) => ({ ...r, index })), actor, { batchSize: 1000 });
+      expect(first).toMatchObject({ accepted: 150, duplicates: 10 });
+      expect(copies).toEqual(['copy leak_records']);
+      // 150 new and one stored: the COPY into the table fails on the stored key and keeps nothing; the batch goes in through the temporary table.
+      copies.length = 0;
+      const mixed = await t.services.leaks.ingest(id, [...records(150, 150), ...records(0, 1)].map((r, index) => ({ ...r, index })), actor, { batchSize: 1000 });
+      expect(mixed).toMatchObject({ accepted: 150, duplicates: 1 });
+      expect(copies).toEqual(['copy leak_records', 'copy leak_records_incoming']);
+      // The next batches of that source go straight through the temporary table; then the table is tried again.
+      copies.length = 0;
+      for (let b = 0; b <= DIRECT_COPY_PAUSE; b++) await t.services.leaks.ingest(id, records(1000 + b * 100, 100), actor, { batchSize: 1000 });
+      expect(copies).toEqual([...Array<string>(DIRECT_COPY_PAUSE).fill('copy leak_records_incoming'), 'copy leak_records']);
+      expect(await t.db.selectFrom('leak_records').select((eb) => eb.fn.countAll<number>().as('n')).where('source_id', '=', id).executeTakeFirstOrThrow()).toEqual({ n: 300 + (DIRECT_COPY_PAUSE + 1) * 100 });
+    } finally {
+      watched.mockRestore();
+    }
   });
 
   it('hands out ids in the order of the records\' keys, the order rows go in, by COPY and by INSERT', async () => {

@@ -1,5 +1,9 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { parseFullText } from '../../src/domain/leak-record.js';
+import { importLeaks } from '../../src/cli/import-leaks.js';
+import { normaliseRecord, parseFullText } from '../../src/domain/leak-record.js';
 import type { User } from '../../src/modules/identity/index.js';
 import { buildTestApp, json, type TestApp } from '../helpers/build-app.js';
 import type { LeakSearches } from '../../src/modules/leaks/leaks.search.repository.js';
@@ -102,6 +106,33 @@ describe('full-text prefixes', () => {
     const res = await search('?q=vocabb*');
     expect(res.statusCode).toBe(200);
     expect(json(res).count).toBe(1);
+  });
+
+  it('takes the words an import gives with its items (the CLI reader thread\'s) as the vocabulary, those of a later batch too', async () => {
+    const expand = (q: string) => t.services.leaks.expandPrefixes(parseFullText(q));
+    // A file through the CLI: its reader thread sends each batch's new words on its first item.
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'threatmon-words-'));
+    try {
+      const file = path.join(dir, 'words.ndjson');
+      fs.writeFileSync(file, ['Wordfile Alpha', 'Wordfile Beta'].map((full_name, i) => JSON.stringify({ email: `w${i}@words.example`, full_name })).join('\n'));
+      const out = fs.createWriteStream('/dev/null') as unknown as NodeJS.WriteStream;
+      expect(await importLeaks(t.services.leaks, { file, source: 'Prefix words', progress: false, out })).toMatchObject({ accepted: 2 });
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+    // Words given on a first item that is a duplicate, in a batch of its own: the next batch's record still has them.
+    const given = [{ email: 'w0@words.example', full_name: 'Wordfile Alpha' }, { email: 'w9@words.example', full_name: 'Wordgiven Gamma' }].map((value, index) => {
+      const result = normaliseRecord(value);
+      return { index, result, ...(index === 0 ? { words: ['w9', 'wordgiven', 'gamma', 'words', 'example'] } : {}) };
+    });
+    const report = await t.services.leaks.ingest(sourceId, given, { p: null, ip: null }, { batchSize: 1, wordsGiven: true });
+    expect(report).toMatchObject({ accepted: 1, duplicates: 1 });
+    if (t.app.deps.database.dialect === 'postgres') {
+      expect(await expand('wordf*')).toEqual([{ kind: 'prefix', words: ['wordf'], completions: ['wordfile'] }]);
+      expect(await expand('wordg*')).toEqual([{ kind: 'prefix', words: ['wordg'], completions: ['wordgiven'] }]);
+    }
+    expect(json(await search('?q=wordg*')).count).toBe(1);
+    expect(json(await search('?q=wordf*')).count).toBe(2);
   });
 
   it('checks every parameter before it looks a prefix up', async () => {

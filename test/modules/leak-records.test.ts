@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { type NormalisedRecord, STORED_FIELDS } from '../../src/domain/leak-record.js';
-import { RECORD_COLUMNS, recordValues } from '../../src/modules/leaks/leaks.repository.js';
+import { RECORD_COLUMNS, recordValues } from '../../src/modules/leaks/leaks.record-rows.js';
 
 describe('the leak record columns, from one list', () => {
   it('binds each stored field under its own column, the key for the fingerprint and extra as JSON', () => {

@@ -95,8 +95,10 @@ function wantedOf(observed: readonly Observed[]): Wanted {
  */
 export async function matchIndicators(db: Kysely<DB>, repo: FeedsRepository, orgId: string | null, observed: readonly Observed[], now: string, cidrs: CidrRanges = new CidrRanges()): Promise<OrgMatch[][]> {
   const out: OrgMatch[][] = observed.map(() => []);
+  // Asked first: with no indicator (most installations, most of the time), an ingest's records are not parsed for addresses.
+  if (observed.length === 0 || !(await repo.anyIndicator(db, orgId))) return out;
   const { exact, ips } = wantedOf(observed);
-  if (exact.size === 0 || !(await repo.anyIndicator(db, orgId))) return out;
+  if (exact.size === 0) return out;
   const byType = new Map<string, string[]>();
   for (const key of exact.keys()) {
     const [type, value] = key.split('\u0000') as [string, string];

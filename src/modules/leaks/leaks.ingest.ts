@@ -31,6 +31,17 @@ export interface IngestOptions {
    * a process that does nothing else meanwhile: the CLI's bulk load (see BULK_TRANSACTION_MS).
    */
   transactionMs?: number;
+  /**
+   * The items give their records' search words (IngestItem.words; the CLI's reader thread): a
+   * batch's words for leak_words are those given with its items, not split from its records here.
+   */
+  wordsGiven?: boolean;
+}
+
+/** A batch as it is stored: its records, and with IngestOptions.wordsGiven, the words given with its items. */
+interface Batch {
+  records: NormalisedRecord[];
+  words?: ReadonlyArray<readonly string[]>;
 }
 
 export interface IngestReport {
@@ -101,7 +112,7 @@ export class LeakIngest {
   async ingest(sourceId: string, items: IngestItems, actor: { p: Principal | null; ip: string | null }, options: IngestOptions = {}): Promise<IngestReport> {
     const source = await this.sources.get(sourceId);
     const run = new IngestRun(this.deps, options, {
-      store: (trx, records, report, counts) => this.storeBatch(trx, source, records, report, counts),
+      store: (trx, batch, report, counts) => this.storeBatch(trx, source, batch, report, counts),
       writeCounts: (trx, counts) => this.writeCounts(trx, source, counts),
       wordsCommitted: (counts) => this.repo.wordsCommitted(counts.words),
     });
@@ -149,8 +160,8 @@ export class LeakIngest {
   }
 
   /** Writes a batch in `trx` with what the ingest hooks raise, adding its counter changes to `counts` (see writeCounts). */
-  private async storeBatch(trx: Kysely<DB>, source: SourceRow, records: NormalisedRecord[], report: IngestReport, counts: TransactionCounts) {
-    const { inserted, insertedIds } = await this.repo.insertRecords(trx, source.id, records, this.now(), counts.words);
+  private async storeBatch(trx: Kysely<DB>, source: SourceRow, { records, words }: Batch, report: IngestReport, counts: TransactionCounts) {
+    const { inserted, insertedIds } = await this.repo.insertRecords(trx, source.id, records, this.now(), counts.words, words);
     counterDeltas(inserted, source.breach_date, 1, counts.corpus);
     domainDeltas(inserted, 1, counts.domains);
     counts.records += inserted.length;
@@ -180,7 +191,7 @@ export class LeakIngest {
 
 /** What a run writes through: a batch with what the hooks raise, the counters at commit, the words committed. */
 interface RunWrites {
-  store(trx: Kysely<DB>, records: NormalisedRecord[], report: IngestReport, counts: TransactionCounts): Promise<void>;
+  store(trx: Kysely<DB>, batch: Batch, report: IngestReport, counts: TransactionCounts): Promise<void>;
   writeCounts(trx: Kysely<DB>, counts: TransactionCounts): Promise<void>;
   wordsCommitted(counts: TransactionCounts): void;
 }
@@ -197,6 +208,8 @@ class IngestRun {
   stopped: AppError | null = null;
   private batch: NormalisedRecord[] = [];
   private batchBytes = 0;
+  /** The words given with the batch's items (IngestOptions.wordsGiven). */
+  private batchWords: Array<readonly string[]> = [];
   private limit: number;
   private processed = 0;
   private processedBytes = 0;
@@ -212,7 +225,7 @@ class IngestRun {
    * The open transaction's batches: stored again in a new transaction if PostgreSQL picks it as a
    * deadlock's victim. Rows are locked in key order, so this only backs that order up.
    */
-  private pending: NormalisedRecord[][] = [];
+  private pending: Batch[] = [];
   /** The report's figures as of the last commit: what a failure reports. */
   private atCommit: Pick<IngestReport, 'accepted' | 'duplicates' | 'alerts_raised' | 'exposures_found'>;
   private readonly batchSize: number;
@@ -230,8 +243,9 @@ class IngestRun {
   }
 
   /** Takes one item: true when its batch is full and is to be stored now. */
-  take({ index, value, result, bytes, pause }: IngestItem): boolean {
+  take({ index, value, result, bytes, pause, words }: IngestItem): boolean {
     this.processed++;
+    if (words) this.batchWords.push(words);
     this.processedBytes += bytes ?? 0;
     const r = result ?? recordResult(value);
     if (!r.ok) {
@@ -247,15 +261,16 @@ class IngestRun {
   /** Stores the batch in the open transaction (opening one), and commits once it has been open `transactionMs`. */
   async store(): Promise<void> {
     if (this.batch.length === 0) return;
-    const records = this.batch;
+    const batch: Batch = { records: this.batch, ...(this.options.wordsGiven ? { words: this.batchWords } : {}) };
     this.batch = [];
+    this.batchWords = [];
     this.batchBytes = 0;
     this.limit = Math.min(this.batchSize, this.limit * 2);
-    await this.retryingDeadlocks((t) => this.writes.store(t, records, this.report, this.counts));
-    this.pending.push(records);
+    await this.retryingDeadlocks((t) => this.writes.store(t, batch, this.report, this.counts));
+    this.pending.push(batch);
     this.written.processed = this.processed;
     this.written.bytes = this.processedBytes;
-    this.written.records += records.length;
+    this.written.records += batch.records.length;
     if (this.deps.clock().getTime() - this.openedAt >= this.transactionMs) await this.commit();
   }
 

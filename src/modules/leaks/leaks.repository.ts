@@ -5,7 +5,8 @@ import type { Database, Dialect } from '../../db/database.js';
 import { pgIso } from '../../db/json.js';
 import type { DB } from '../../db/schema.js';
 import type { LeakRecordsTable, LeakSourcesTable } from './leaks.tables.js';
-import { type NormalisedRecord, STORED_FIELDS, recordKey } from '../../domain/leak-record.js';
+import { type NormalisedRecord, recordKey } from '../../domain/leak-record.js';
+import { copyChunks, eachKeyOnce, RECORD_COLUMNS, recordValues } from './leaks.record-rows.js';
 
 export type SourceRow = Selectable<LeakSourcesTable>;
 export type SavedSearchRow = Selectable<DB['saved_searches']>;
@@ -45,56 +46,17 @@ export const RECORD_JSON: Record<Dialect, RawBuilder<string>> = {
     'extra', json(leak_records.extra), 'leaked_at', leak_records.leaked_at, 'created_at', leak_records.created_at)`,
 };
 
-/** The columns of an inserted record: its id and source, its stored fields (STORED_FIELDS), when it was stored. */
-export const RECORD_COLUMNS = ['id', 'source_id', ...STORED_FIELDS, 'created_at'] as const;
-
-// Every column of the table is written, and no other: this fails to compile when a column is added on one side only.
-const sameColumns: [Exclude<keyof LeakRecordsTable, (typeof RECORD_COLUMNS)[number]>, Exclude<(typeof RECORD_COLUMNS)[number], keyof LeakRecordsTable>] extends [never, never] ? true : never = true;
-void sameColumns;
-
-/**
- * A record's values in RECORD_COLUMNS order (extra as JSON text, its key for the fingerprint),
- * spelled out rather than mapped over STORED_FIELDS: this runs for every record of a bulk load.
- * test/modules/leak-records.test.ts holds it to RECORD_COLUMNS.
- */
-export function recordValues(r: NormalisedRecord, id: string, sourceId: string, at: string, key: Uint8Array = r.key ?? recordKey(sourceId, r.fingerprint)) {
-  return [id, sourceId, r.email, r.username, r.username_lower, r.domain, r.domain_rev, r.ip, r.ip_key, r.phone, r.full_name, r.password_sha1, r.password_masked, JSON.stringify(r.extra), r.leaked_at, key, r.search_text, r.email_domain_rev, r.severity, r.password_ntlm, at];
-}
-
 /** Most words an ingesting process remembers as being in leak_words already (about 10 MB). */
 const MAX_KNOWN_WORDS = 200_000;
+
+/** PostgreSQL's unique_violation: a COPY straight into leak_records met a key already stored (see copyRecords). */
+const UNIQUE_VIOLATION = '23505';
+/** Batches of a source written through the temporary table after a direct COPY met a stored key (see copyRecords). */
+export const DIRECT_COPY_PAUSE = 16;
 
 /** PostgreSQL: a batch of this many records or more is written with COPY (see copyRecords); fewer, with INSERTs. */
 export const COPY_FROM_RECORDS = 100;
 
-/** A value in COPY's text format: \N for null, and the four characters COPY reads as special escaped. */
-function copyText(v: string | null): string {
-  if (v === null) return '\\N';
-  return /[\\\t\n\r]/.test(v) ? v.replace(/[\\\t\n\r]/g, (c) => COPY_ESCAPES[c] as string) : v;
-}
-const COPY_ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
-
-/** A batch's rows (their ids and keys) in COPY's text format (RECORD_COLUMNS order), in chunks of 256 rows. */
-export function* copyChunks(records: NormalisedRecord[], ids: string[], keys: Uint8Array[], sourceId: string, at: string): Generator<string> {
-  let chunk = '';
-  for (let i = 0; i < records.length; i++) {
-    const values = recordValues(records[i] as NormalisedRecord, ids[i] as string, sourceId, at, keys[i]);
-    let line = '';
-    for (let c = 0; c < values.length; c++) {
-      const v = values[c];
-      // The key (bytea) in its hex form, whose backslash COPY's text format escapes.
-      line += (c ? '\t' : '') + (v instanceof Uint8Array ? `\\\\x${Buffer.from(v).toString('hex')}` : copyText(v as string | null));
-    }
-    chunk += `${line}\n`;
-    if ((i & 255) === 255) {
-      yield chunk;
-      chunk = '';
-    }
-  }
-  if (chunk) yield chunk;
-}
-
-/** The hash a password range is of: SHA-1 (the default) or NTLM, as Have I Been Pwned's `mode` says. */
 export type HashMode = 'sha1' | 'ntlm';
 
 /** A padded range answer (Add-Padding: true) holds this many lines at least and at most, as Have I Been Pwned's does. */
@@ -191,6 +153,8 @@ export class LeaksRepository {
     at: string,
     /** PostgreSQL: the words the open transaction has put in leak_words so far; those of this batch are added. */
     words: Set<string>,
+    /** The batch's search words as its producer gave them (see IngestOptions.wordsGiven), instead of its records' own. */
+    givenWords?: ReadonlyArray<readonly string[]>,
   ): Promise<{ inserted: NormalisedRecord[]; insertedIds: string[] }> {
     const inserted: NormalisedRecord[] = [];
     const insertedIds: string[] = [];
@@ -214,14 +178,15 @@ export class LeaksRepository {
       // key then grows at its right edge, its pages filled, instead of splitting at random (70% full).
       const keys = records.map((r) => r.key ?? recordKey(sourceId, r.fingerprint));
       const ids = new Array<string>(records.length);
-      for (const i of keys.map((_, i) => i).sort((x, y) => Buffer.compare(keys[x] as Uint8Array, keys[y] as Uint8Array))) ids[i] = this.newId();
+      const inKeyOrder = keys.map((_, i) => i).sort((x, y) => Buffer.compare(keys[x] as Uint8Array, keys[y] as Uint8Array));
+      for (const i of inKeyOrder) ids[i] = this.newId();
       const shards = this.database.corpusShards;
       // Spread over shards: each id names its record's slot (see corpus-shards.ts).
       if (shards) records.forEach((r, i) => (ids[i] = idInSlot(ids[i] as string, recordSlot(r, keys[i] as Uint8Array))));
       const returned = shards
-        ? await this.shardRecords(shards, trx, records, ids, keys, sourceId, at)
+        ? await this.shardRecords(shards, trx, records, ids, keys, inKeyOrder, sourceId, at)
         : records.length >= COPY_FROM_RECORDS && this.database.copyFrom
-          ? await this.copyRecords(trx, records, ids, keys, sourceId, at)
+          ? await this.copyRecords(trx, records, ids, keys, inKeyOrder, sourceId, at)
           : await this.insertRows(trx, records, ids, keys, sourceId, at);
       const returnedIds = new Set(returned);
       records.forEach((r, i) => {
@@ -231,31 +196,43 @@ export class LeaksRepository {
           insertedIds.push(id);
         }
       });
-      if (inserted.length) await this.addWords(trx, inserted, words);
+      // Given words are added whatever the batch's records turned out to be: some of them may be
+      // of the records of the next batch (see IngestItem.words).
+      if (givenWords) await this.addWords(trx, givenWords, words);
+      else if (inserted.length) await this.addWords(trx, inserted.map((r) => r.search_text.split(' ')), words);
     }
     return { inserted, insertedIds };
   }
 
   /**
    * Shards: each shard's records COPYed straight to it, all shards at once, in the shards' part of
-   * `trx` (committed with it, see ShardBatch). Returns the ids of the rows that were new.
+   * `trx` (committed with it, see ShardBatch); as on one server (see copyRecords), into each shard's
+   * leak_records itself unless a key was met again lately. Returns the ids of the rows that were new.
    */
-  private async shardRecords(shards: CorpusShards, trx: Kysely<DB>, records: NormalisedRecord[], ids: string[], keys: Uint8Array[], sourceId: string, at: string): Promise<string[]> {
+  private async shardRecords(shards: CorpusShards, trx: Kysely<DB>, records: NormalisedRecord[], ids: string[], keys: Uint8Array[], inKeyOrder: number[], sourceId: string, at: string): Promise<string[]> {
     const batch = await shards.batchFor(trx);
+    const direct = this.directCopy(sourceId);
     const byShard = new Map<number, number[]>();
-    ids.forEach((id, i) => {
-      const position = shards.positionOf(slotOfId(id));
+    for (const i of direct ? eachKeyOnce(keys, inKeyOrder) : inKeyOrder) {
+      const position = shards.positionOf(slotOfId(ids[i] as string));
       const list = byShard.get(position);
       if (list) list.push(i);
       else byShard.set(position, [i]);
-    });
+    }
     const pick = <T>(list: T[], idx: number[]) => idx.map((i) => list[i] as T);
+    let metStoredKey = false;
     // Every shard's part settled before a failure is thrown: the rollback then finds each of them done.
     const parts = await Promise.allSettled(
-      [...byShard].map(([position, idx]) => batch.insert(position, RECORD_COLUMNS, copyChunks(pick(records, idx), pick(ids, idx), pick(keys, idx), sourceId, at))),
+      [...byShard].map(async ([position, idx]) => {
+        const chunks = [...copyChunks(pick(records, idx), pick(ids, idx), pick(keys, idx), sourceId, at)];
+        const returned = await batch.insert(position, RECORD_COLUMNS, chunks, direct);
+        if (direct && returned) metStoredKey = true;
+        return returned ?? pick(ids, idx);
+      }),
     );
     const failed = parts.find((p): p is PromiseRejectedResult => p.status === 'rejected');
     if (failed) throw failed.reason;
+    if (metStoredKey) this.directCopyPaused.set(sourceId, DIRECT_COPY_PAUSE);
     return parts.flatMap((p) => (p.status === 'fulfilled' ? p.value : []));
   }
 
@@ -279,13 +256,31 @@ export class LeaksRepository {
   }
 
   /**
-   * PostgreSQL, a batch of COPY_FROM_RECORDS or more: COPY into a temporary table of this
-   * connection (unlogged, no indexes), then one INSERT ... SELECT of it in key order (see
-   * insertRows) that skips the keys already stored, the same rule as a row-by-row insert.
-   * Returns the ids of the rows that were new.
+   * PostgreSQL, a batch of COPY_FROM_RECORDS or more. First tried: COPY straight into leak_records,
+   * the batch's repeated keys left out (the first kept), in key order (see insertRows), inside a
+   * savepoint: a key already stored fails it (unique_violation), and nothing of it stays. Then, and
+   * for the next DIRECT_COPY_PAUSE batches of that source (a file imported again repeats every
+   * key): COPY into a temporary table of this connection (unlogged, no indexes), then one
+   * INSERT ... SELECT of it in key order that skips the keys already stored, the same rule as a
+   * row-by-row insert. The first writes each row once and sorts nothing: a bulk load of new
+   * records spent half its database time in the second. Returns the ids of the rows that were new.
    */
-  private async copyRecords(trx: Kysely<DB>, records: NormalisedRecord[], ids: string[], keys: Uint8Array[], sourceId: string, at: string): Promise<string[]> {
+  private async copyRecords(trx: Kysely<DB>, records: NormalisedRecord[], ids: string[], keys: Uint8Array[], inKeyOrder: number[], sourceId: string, at: string): Promise<string[]> {
     const copyFrom = this.database.copyFrom as NonNullable<Database['copyFrom']>;
+    if (this.directCopy(sourceId)) {
+      const once = eachKeyOnce(keys, inKeyOrder);
+      const pick = <T>(list: T[]) => once.map((i) => list[i] as T);
+      await sql`savepoint leak_records_copy`.execute(trx);
+      try {
+        await copyFrom(trx, `copy leak_records (${RECORD_COLUMNS.join(', ')}) from stdin`, copyChunks(pick(records), pick(ids), pick(keys), sourceId, at));
+        await sql`release savepoint leak_records_copy`.execute(trx);
+        return pick(ids);
+      } catch (err) {
+        if ((err as { code?: unknown }).code !== UNIQUE_VIOLATION) throw err;
+        await sql`rollback to savepoint leak_records_copy`.execute(trx);
+        this.directCopyPaused.set(sourceId, DIRECT_COPY_PAUSE);
+      }
+    }
     const columns = sql.join(RECORD_COLUMNS.map((c) => sql.ref(c)));
     await sql`create temporary table if not exists leak_records_incoming as select ${columns} from leak_records with no data`.execute(trx);
     await copyFrom(trx, `copy leak_records_incoming (${RECORD_COLUMNS.join(', ')}) from stdin`, copyChunks(records, ids, keys, sourceId, at));
@@ -322,15 +317,15 @@ export class LeaksRepository {
   }
 
   /**
-   * PostgreSQL: the full-text words of new records into leak_words (see migration 0008), each word
-   * of their search text tokenised by PostgreSQL itself, so that the words are exactly the lexemes
+   * PostgreSQL: the full-text words of new records (their search texts' words, in lists) into
+   * leak_words (see migration 0008), each tokenised by PostgreSQL itself, so that the words are exactly the lexemes
    * of the records' tsvectors. In order, so that concurrent ingests lock them in the same order.
    * Words this process saw committed (wordsCommitted), or this transaction already wrote, are left
    * out: most words of a batch (names, short numbers) are in the vocabulary already.
    */
-  async addWords(trx: Kysely<DB>, records: NormalisedRecord[], written: Set<string>) {
+  async addWords(trx: Kysely<DB>, lists: ReadonlyArray<readonly string[]>, written: Set<string>) {
     const words = new Set<string>();
-    for (const r of records) for (const w of r.search_text.split(' ')) if (w && !this.committedWords.has(w) && !written.has(w)) words.add(w);
+    for (const list of lists) for (const w of list) if (w && !this.committedWords.has(w) && !written.has(w)) words.add(w);
     if (words.size === 0) return;
     await sql`insert into leak_words (word)
       select distinct lexeme from unnest(${[...words]}::text[]) as t(word)
@@ -350,6 +345,18 @@ export class LeaksRepository {
   }
 
   private readonly committedWords = new Set<string>();
+
+  /** Per source: how many more batches are written through the temporary table (see copyRecords). */
+  private readonly directCopyPaused = new Map<string, number>();
+
+  /** Whether the next COPY batch of a source goes straight into leak_records (see copyRecords); counts a pause down. */
+  private directCopy(sourceId: string): boolean {
+    const pause = this.directCopyPaused.get(sourceId) ?? 0;
+    if (pause === 0) return true;
+    if (pause === 1) this.directCopyPaused.delete(sourceId);
+    else this.directCopyPaused.set(sourceId, pause - 1);
+    return false;
+  }
 
   async readCounters(): Promise<Map<string, number>> {
     return new Map((await this.db.selectFrom('leak_counters').selectAll().execute()).map((c) => [c.key, Number(c.n)]));

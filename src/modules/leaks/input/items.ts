@@ -6,7 +6,7 @@ import { normaliseRecord, type RecordResult } from '../../../domain/leak-record.
  * reader thread, with the `bytes` of input it was read from; a `key` in it must be this source's).
  */
 export type IngestItem =
-  | { index: number; value: unknown; result?: undefined; bytes?: undefined; pause?: undefined }
+  | { index: number; value: unknown; result?: undefined; bytes?: undefined; pause?: undefined; words?: undefined }
   | {
       index: number;
       result: RecordResult;
@@ -17,6 +17,11 @@ export type IngestItem =
        * is written now, if it holds BATCH_SIZE records, rather than after waiting for more.
        */
       pause?: boolean;
+      /**
+       * With IngestOptions.wordsGiven: search words of this item's record and of those after it,
+       * each given once by its producer (the CLI's reader thread, on its batches' first items).
+       */
+      words?: readonly string[];
     };
 
 /**
