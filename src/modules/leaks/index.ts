@@ -22,6 +22,7 @@ export {
   UnknownLineFormat,
 } from './input/index.js';
 export { RECORD_JSON, RECORD_JSON_PG_VALUE, type HashMode, type SourceRow } from './leaks.repository.js';
+export { batchRecordTexts } from './leaks.shard-search.js';
 export { LeakRecordSchema, SOURCE_KINDS, type SourceKind } from './leaks.schemas.js';
 
 /** How often a server looks for a bulk load whose importers are gone. */

@@ -220,6 +220,28 @@ export class ShardSearch {
   }
 }
 
+/**
+ * Shards: the texts of records written in `trx`'s batch, read through that batch's own transaction
+ * on each shard (a foreign scan from the main database does not see rows not committed yet), with
+ * their sources' names written in.
+ */
+export async function batchRecordTexts(shards: CorpusShards, trx: Kysely<DB>, ids: readonly string[]): Promise<Map<string, string>> {
+  const batch = await shards.batchFor(trx);
+  const byShard = new Map<number, string[]>();
+  for (const id of ids) {
+    const position = shards.positionOf(slotOfId(id));
+    byShard.set(position, [...(byShard.get(position) ?? []), id]);
+  }
+  const records: RecordRow[] = [];
+  for (const [position, list] of byShard) {
+    const q = shards.kyselyOf(position).selectFrom('leak_records').select(['leak_records.id', SHARD_RECORD_JSON.as('json')]).where('leak_records.id', 'in', list).compile();
+    records.push(...(await batch.read<RecordRow>(position, q.sql, q.parameters)));
+  }
+  const sourceIds = [...new Set(records.map((r) => sourceIdOf(r.json)))];
+  const names = sourceIds.length ? await trx.selectFrom('leak_sources').select(['id', 'name']).where('id', 'in', sourceIds).execute() : [];
+  return new Map(named(records, new Map(names.map((n) => [n.id, n.name]))).map((r) => [r.id, r.json]));
+}
+
 /** The id of a shard record's source, from its text (see NAME_AT). */
 const sourceIdOf = (json: string) => json.slice(NAME_AT - 36, NAME_AT);
 

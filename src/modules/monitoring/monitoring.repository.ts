@@ -237,6 +237,16 @@ export class MonitoringRepository {
     return inserted;
   }
 
+  /** Of these alerts, those whose record JSON the update above left null, with their records. */
+  alertsWithoutRecordJson(db: Kysely<DB>, ids: string[]) {
+    return db.selectFrom('monitor_alerts').select(['id', 'leak_record_id']).where('id', 'in', ids).where('record_json', 'is', null).execute();
+  }
+
+  /** Writes an alert's record JSON as given. */
+  async setRecordJson(db: Kysely<DB>, id: string, json: string): Promise<void> {
+    await db.updateTable('monitor_alerts').set({ record_json: json }).where('id', '=', id).execute();
+  }
+
   /** An update that writes alerts' record JSON from their records (see migration 0020); the caller says which. */
   private writeRecordJson(db: Kysely<DB>) {
     return db.updateTable('monitor_alerts').set({ record_json: recordJsonOf(this.dialect) });

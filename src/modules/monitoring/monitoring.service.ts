@@ -8,6 +8,7 @@ import { type AuditLog, diff } from '../audit/index.js';
 import type { Principal } from '../identity/index.js';
 import type { IncidentsService, Severity } from '../incidents/index.js';
 import type { Outbox } from '../events/index.js';
+import { batchRecordTexts } from '../leaks/index.js';
 import { alertSeverity, type Match, MonitorIndex } from './monitoring.matcher.js';
 import { type AlertRow, FOLD_KEYS, type MonitoringRepository, type MonitorWithFigures } from './monitoring.repository.js';
 import { MonitorScans, type ScanOptions } from './monitoring.scans.js';
@@ -179,6 +180,17 @@ export class MonitoringService {
       })),
     );
     if (ids.length === 0) return 0;
+    const shards = this.deps.database.corpusShards;
+    if (shards) {
+      // Records of the ingest batch being written are not committed on their shards yet: the
+      // main database's foreign scan of them (insertAlerts) finds none, the batch's own transaction does.
+      const missing = await this.repo.alertsWithoutRecordJson(trx, ids);
+      const texts = missing.length ? await batchRecordTexts(shards, trx, [...new Set(missing.map((m) => m.leak_record_id))]) : new Map<string, string>();
+      for (const m of missing) {
+        const text = texts.get(m.leak_record_id);
+        if (text) await this.repo.setRecordJson(trx, m.id, text);
+      }
+    }
     const rows = await this.repo.alertsByIds(trx, ids);
     await this.outbox.record(
       trx,
