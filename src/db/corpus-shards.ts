@@ -179,6 +179,11 @@ export class CorpusShards {
    * Before `trx` commits: each shard's part prepared (PREPARE TRANSACTION), and the batch named in
    * corpus_commits within `trx`: its commit is the batch's (see recover()).
    */
+  /** The shards' part of `trx` if it wrote to them yet (see batchFor). */
+  batchOf(trx: object): ShardBatch | undefined {
+    return this.batches.get(trx);
+  }
+
   async beforeCommit(trx: Kysely<DB>): Promise<void> {
     await this.batches.get(trx)?.prepare(trx);
   }

@@ -50,5 +50,3 @@ export function* copyChunks(records: NormalisedRecord[], ids: string[], keys: Ui
   }
   if (chunk) yield chunk;
 }
-
-/** The hash a password range is of: SHA-1 (the default) or NTLM, as Have I Been Pwned's `mode` says. */

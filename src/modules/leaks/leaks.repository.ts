@@ -57,6 +57,7 @@ export const DIRECT_COPY_PAUSE = 16;
 /** PostgreSQL: a batch of this many records or more is written with COPY (see copyRecords); fewer, with INSERTs. */
 export const COPY_FROM_RECORDS = 100;
 
+/** The hash a password range is of: SHA-1 (the default) or NTLM, as Have I Been Pwned's `mode` says. */
 export type HashMode = 'sha1' | 'ntlm';
 
 /** A padded range answer (Add-Padding: true) holds this many lines at least and at most, as Have I Been Pwned's does. */

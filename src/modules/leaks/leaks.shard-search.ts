@@ -223,14 +223,17 @@ export class ShardSearch {
 /**
  * Shards: the texts of records written in `trx`'s batch, read through that batch's own transaction
  * on each shard (a foreign scan from the main database does not see rows not committed yet), with
- * their sources' names written in.
+ * their sources' names written in. None when `trx` wrote no records: it opens no shard transaction.
  */
 export async function batchRecordTexts(shards: CorpusShards, trx: Kysely<DB>, ids: readonly string[]): Promise<Map<string, string>> {
-  const batch = await shards.batchFor(trx);
+  const batch = shards.batchOf(trx);
+  if (!batch) return new Map();
   const byShard = new Map<number, string[]>();
   for (const id of ids) {
     const position = shards.positionOf(slotOfId(id));
-    byShard.set(position, [...(byShard.get(position) ?? []), id]);
+    const list = byShard.get(position);
+    if (list) list.push(id);
+    else byShard.set(position, [id]);
   }
   const records: RecordRow[] = [];
   for (const [position, list] of byShard) {
