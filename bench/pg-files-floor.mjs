@@ -179,7 +179,7 @@ if (isMainThread) {
     if (!b.records.length) return;
     while (ahead >= AHEAD) await new Promise((r) => (wake = r));
     ahead++;
-    parentPort.postMessage([i, [...copyChunks(b.records, b.ids, b.keys, sourceId, at)].join('')]);
+    parentPort.postMessage([i, Buffer.concat([...copyChunks(b.records, b.ids, b.keys, sourceId, at)])]);
     batches[i] = { records: [], ids: [], keys: [] };
   };
   const sendAll = async () => {

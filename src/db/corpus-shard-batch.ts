@@ -27,25 +27,25 @@ export class ShardBatch {
   ) {}
 
   /**
-   * Rows (COPY text of `columns`) into the shard at `position`, skipping any whose key it holds;
-   * returns the ids of those that were new. With `direct` (rows of distinct keys, in key order),
+   * Rows (COPY text of `columns`, made by `rows` each time they are sent) into the shard at
+   * `position`, skipping any whose key it holds; returns the ids of those that were new. With `direct` (rows of distinct keys, in key order),
    * first COPYed into leak_records itself in a savepoint, then null: every row was new. A key held
    * already fails that COPY: nothing of it stays, and the rows go through the connection's staging table.
    */
-  async insert(position: number, columns: readonly string[], chunks: readonly string[], direct = false): Promise<string[] | null> {
+  async insert(position: number, columns: readonly string[], rows: () => Iterable<string | Uint8Array>, direct = false): Promise<string[] | null> {
     try {
-      return await this.copyInto(position, columns, chunks, direct);
+      return await this.copyInto(position, columns, rows, direct);
     } catch (err) {
       throw connectionFailed(err) ? new ShardUnavailable(`corpus shard ${position}`, err) : err;
     }
   }
 
-  private async copyInto(position: number, columns: readonly string[], chunks: readonly string[], direct: boolean): Promise<string[] | null> {
+  private async copyInto(position: number, columns: readonly string[], rows: () => Iterable<string | Uint8Array>, direct: boolean): Promise<string[] | null> {
     const client = await this.client(position);
     const copy = async (table: string) => {
       const stream = copyFrom(`copy ${table} (${columns.join(', ')}) from stdin`);
       void client.query(stream);
-      await pipeline(Readable.from(chunks), stream);
+      await pipeline(Readable.from(rows()), stream);
     };
     if (direct) {
       await client.query('savepoint leak_records_copy');
@@ -62,8 +62,8 @@ export class ShardBatch {
     await client.query(`truncate ${table}`);
     await copy(table);
     const list = columns.join(', ');
-    const { rows } = await client.query<{ id: string }>(`insert into leak_records (${list}) select ${list} from ${table} order by fingerprint, id on conflict do nothing returning id`);
-    return rows.map((r) => r.id);
+    const inserted = await client.query<{ id: string }>(`insert into leak_records (${list}) select ${list} from ${table} order by fingerprint, id on conflict do nothing returning id`);
+    return inserted.rows.map((r) => r.id);
   }
 
   /** Rows of a statement on the shard at `position` in this batch's transaction there: its rows not committed yet are seen. */

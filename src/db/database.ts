@@ -27,7 +27,7 @@ export interface Database {
    * PostgreSQL: `COPY ... FROM STDIN` of `chunks` (COPY text format) on `db`'s connection, so that
    * it joins `db`'s transaction. Returns the rows copied.
    */
-  copyFrom?(db: Kysely<DB>, copySql: string, chunks: Iterable<string>): Promise<number>;
+  copyFrom?(db: Kysely<DB>, copySql: string, chunks: Iterable<string | Uint8Array>): Promise<number>;
   /** PostgreSQL: the servers the corpus is spread over (THREATMON_CORPUS_SHARDS), when there are any. */
   readonly corpusShards?: CorpusShards;
   /** PostgreSQL read replicas (THREATMON_DATABASE_READ_URLS), when there are any. */
@@ -288,7 +288,7 @@ export function createDatabase(
  * connection runs the COPY it names instead.
  */
 const COPY_MARKER = '/* threatmon copy ';
-const pendingCopies = new Map<string, { copySql: string; chunks: Iterable<string> }>();
+const pendingCopies = new Map<string, { copySql: string; chunks: Iterable<string | Uint8Array> }>();
 let copyCount = 0;
 
 /**

@@ -225,8 +225,9 @@ export class LeaksRepository {
     // Every shard's part settled before a failure is thrown: the rollback then finds each of them done.
     const parts = await Promise.allSettled(
       [...byShard].map(async ([position, idx]) => {
-        const chunks = [...copyChunks(pick(records, idx), pick(ids, idx), pick(keys, idx), sourceId, at)];
-        const returned = await batch.insert(position, RECORD_COLUMNS, chunks, direct);
+        const [shardRecords, shardIds, shardKeys] = [pick(records, idx), pick(ids, idx), pick(keys, idx)];
+        // Made as they are sent (again if a stored key sends them through the staging table), not held.
+        const returned = await batch.insert(position, RECORD_COLUMNS, () => copyChunks(shardRecords, shardIds, shardKeys, sourceId, at), direct);
         if (direct && returned) metStoredKey = true;
         return returned ?? pick(ids, idx);
       }),
