@@ -4,6 +4,7 @@ import { pipeline } from 'node:stream/promises';
 import { type Kysely, sql } from 'kysely';
 import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
+import { copyStraight } from './copy-straight.js';
 import { connectionFailed, isGone, ShardUnavailable } from './corpus-slots.js';
 import type { DB } from './schema.js';
 
@@ -47,17 +48,7 @@ export class ShardBatch {
       void client.query(stream);
       await pipeline(Readable.from(rows()), stream);
     };
-    if (direct) {
-      await client.query('savepoint leak_records_copy');
-      try {
-        await copy('leak_records');
-        await client.query('release savepoint leak_records_copy');
-        return null;
-      } catch (err) {
-        if ((err as { code?: unknown }).code !== '23505') throw err;
-        await client.query('rollback to savepoint leak_records_copy');
-      }
-    }
+    if (direct && (await copyStraight((statement) => client.query(statement), () => copy('leak_records')))) return null;
     const table = staging.get(client) as string;
     await client.query(`truncate ${table}`);
     await copy(table);

@@ -6,6 +6,7 @@ import { pgIso } from '../../db/json.js';
 import type { DB } from '../../db/schema.js';
 import type { LeakRecordsTable, LeakSourcesTable } from './leaks.tables.js';
 import { type NormalisedRecord, recordKey } from '../../domain/leak-record.js';
+import { copyStraight } from '../../db/copy-straight.js';
 import { copyChunks, eachKeyOnce, RECORD_COLUMNS, recordValues } from './leaks.record-rows.js';
 
 export type SourceRow = Selectable<LeakSourcesTable>;
@@ -49,8 +50,6 @@ export const RECORD_JSON: Record<Dialect, RawBuilder<string>> = {
 /** Most words an ingesting process remembers as being in leak_words already (about 10 MB). */
 const MAX_KNOWN_WORDS = 200_000;
 
-/** PostgreSQL's unique_violation: a COPY straight into leak_records met a key already stored (see copyRecords). */
-const UNIQUE_VIOLATION = '23505';
 /** Batches of a source written through the temporary table after a direct COPY met a stored key (see copyRecords). */
 export const DIRECT_COPY_PAUSE = 16;
 
@@ -272,16 +271,9 @@ export class LeaksRepository {
     if (this.directCopy(sourceId)) {
       const once = eachKeyOnce(keys, inKeyOrder);
       const pick = <T>(list: T[]) => once.map((i) => list[i] as T);
-      await sql`savepoint leak_records_copy`.execute(trx);
-      try {
-        await copyFrom(trx, `copy leak_records (${RECORD_COLUMNS.join(', ')}) from stdin`, copyChunks(pick(records), pick(ids), pick(keys), sourceId, at));
-        await sql`release savepoint leak_records_copy`.execute(trx);
-        return pick(ids);
-      } catch (err) {
-        if ((err as { code?: unknown }).code !== UNIQUE_VIOLATION) throw err;
-        await sql`rollback to savepoint leak_records_copy`.execute(trx);
-        this.directCopyPaused.set(sourceId, DIRECT_COPY_PAUSE);
-      }
+      const straight = () => copyFrom(trx, `copy leak_records (${RECORD_COLUMNS.join(', ')}) from stdin`, copyChunks(pick(records), pick(ids), pick(keys), sourceId, at));
+      if (await copyStraight((statement) => sql.raw(statement).execute(trx), straight)) return pick(ids);
+      this.directCopyPaused.set(sourceId, DIRECT_COPY_PAUSE);
     }
     const columns = sql.join(RECORD_COLUMNS.map((c) => sql.ref(c)));
     await sql`create temporary table if not exists leak_records_incoming as select ${columns} from leak_records with no data`.execute(trx);

@@ -242,9 +242,11 @@ export class MonitoringRepository {
     return db.selectFrom('monitor_alerts').select(['id', 'leak_record_id']).where('id', 'in', ids).where('record_json', 'is', null).execute();
   }
 
-  /** Writes an alert's record JSON as given. */
-  async setRecordJson(db: Kysely<DB>, id: string, json: string): Promise<void> {
-    await db.updateTable('monitor_alerts').set({ record_json: json }).where('id', '=', id).execute();
+  /** PostgreSQL: of the alerts `ids`, those without record JSON take their record's from `texts` (by record id), in one statement. */
+  async setRecordJsons(db: Kysely<DB>, ids: string[], texts: ReadonlyMap<string, string>): Promise<void> {
+    if (texts.size === 0) return;
+    await sql`update monitor_alerts set record_json = t.json from unnest(${[...texts.keys()]}::uuid[], ${[...texts.values()]}::text[]) as t(record_id, json)
+      where monitor_alerts.leak_record_id = t.record_id and monitor_alerts.id = any(${ids}::uuid[]) and monitor_alerts.record_json is null`.execute(db);
   }
 
   /** An update that writes alerts' record JSON from their records (see migration 0020); the caller says which. */

@@ -185,11 +185,7 @@ export class MonitoringService {
       // Records of the ingest batch being written are not committed on their shards yet: the
       // main database's foreign scan of them (insertAlerts) finds none, the batch's own transaction does.
       const missing = await this.repo.alertsWithoutRecordJson(trx, ids);
-      const texts = missing.length ? await batchRecordTexts(shards, trx, [...new Set(missing.map((m) => m.leak_record_id))]) : new Map<string, string>();
-      for (const m of missing) {
-        const text = texts.get(m.leak_record_id);
-        if (text) await this.repo.setRecordJson(trx, m.id, text);
-      }
+      if (missing.length) await this.repo.setRecordJsons(trx, ids, await batchRecordTexts(shards, trx, [...new Set(missing.map((m) => m.leak_record_id))]));
     }
     const rows = await this.repo.alertsByIds(trx, ids);
     await this.outbox.record(
