@@ -141,8 +141,7 @@ export class FeedPuller {
         {
           last_pull_at: at,
           // A TAXII or MISP pull cut short applies its good pages (events) and cursor, says why, and goes on soon.
-          ...(stopped === null ? { last_success_at: at, last_error: null, consecutive_failures: 0 } : { last_error: stopped.slice(0, 1000), consecutive_failures: Number(feed.consecutive_failures) + 1 }),
-          next_pull_at: new Date(Date.parse(at) + (stopped === null ? Number(feed.interval_seconds) : 60) * 1000).toISOString(),
+          ...(stopped === null ? pulledWhole(feed, at) : { last_error: stopped.slice(0, 1000), consecutive_failures: Number(feed.consecutive_failures) + 1, next_pull_at: new Date(Date.parse(at) + 60 * 1000).toISOString() }),
           ...(read.cursor && { cursor: JSON.stringify(read.cursor) }),
           ...(read.examples.length && { reject_examples: JSON.stringify(read.examples) }),
         },
@@ -175,7 +174,7 @@ export class FeedPuller {
     await this.repo.finishPull(
       this.db,
       feed.id,
-      { last_pull_at: at, last_success_at: at, last_error: null, consecutive_failures: 0, next_pull_at: new Date(Date.parse(at) + Number(feed.interval_seconds) * 1000).toISOString(), ...(read.examples.length && { reject_examples: JSON.stringify(read.examples) }) },
+      { last_pull_at: at, ...pulledWhole(feed, at), ...(read.examples.length && { reject_examples: JSON.stringify(read.examples) }) },
       { objects: read.objects, added: 0, updated: 0, retired: 0, rejected: read.rejected, records: added },
     );
   }
@@ -248,4 +247,9 @@ export class FeedPuller {
     }
     return counts;
   }
+}
+
+/** A feed's health after a pull that read to its end: it succeeded, no error, the next pull one interval on. */
+function pulledWhole(feed: FeedRow, at: string) {
+  return { last_success_at: at, last_error: null, consecutive_failures: 0, next_pull_at: new Date(Date.parse(at) + Number(feed.interval_seconds) * 1000).toISOString() };
 }
