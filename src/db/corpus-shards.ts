@@ -1,5 +1,5 @@
 import { ShardBatch } from './corpus-shard-batch.js';
-import { connectionFailed, initialSlots, isGone, ShardUnavailable } from './corpus-slots.js';
+import { connectionFailed, initialSlots, isGone, ShardUnavailable, slotOfId } from './corpus-slots.js';
 import { CompiledQuery, Kysely, PostgresDialect, type SelectQueryBuilder, sql } from 'kysely';
 import pg from 'pg';
 import { currentSchema, migrateToLatest } from './migrator.js';
@@ -151,6 +151,18 @@ export class CorpusShards {
     return i;
   }
 
+  /** `items` by the position of the shard holding the record each names (`idOf`: its record's id), each list in the order given. */
+  byShard<T>(items: Iterable<T>, idOf: (item: T) => string): Map<number, T[]> {
+    const out = new Map<number, T[]>();
+    for (const item of items) {
+      const position = this.positionOf(slotOfId(idOf(item)));
+      const list = out.get(position);
+      if (list) list.push(item);
+      else out.set(position, [item]);
+    }
+    return out;
+  }
+
   /**
    * The shards' part of a main-database transaction (`trx`), opened on its first write: the
    * transaction holds the layout lock shared (a slot moves only while no write is in progress, see
@@ -175,15 +187,15 @@ export class CorpusShards {
     this.version = rows[0]?.version ?? 0;
   }
 
-  /**
-   * Before `trx` commits: each shard's part prepared (PREPARE TRANSACTION), and the batch named in
-   * corpus_commits within `trx`: its commit is the batch's (see recover()).
-   */
   /** The shards' part of `trx` if it wrote to them yet (see batchFor). */
   batchOf(trx: object): ShardBatch | undefined {
     return this.batches.get(trx);
   }
 
+  /**
+   * Before `trx` commits: each shard's part prepared (PREPARE TRANSACTION), and the batch named in
+   * corpus_commits within `trx`: its commit is the batch's (see recover()).
+   */
   async beforeCommit(trx: Kysely<DB>): Promise<void> {
     await this.batches.get(trx)?.prepare(trx);
   }

@@ -26,6 +26,7 @@ export function eachKeyOnce(keys: Uint8Array[], inKeyOrder: number[]): number[] 
 
 /** COPY's text format escapes these four characters; a value without them is written as it is. */
 const NEEDS_ESCAPE = /[\\\t\n\r]/;
+const EACH_ESCAPED = new RegExp(NEEDS_ESCAPE.source, 'g');
 const COPY_ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
 /** Bytes of each chunk copyChunks yields (about 180 rows; a chunk may end inside a row: COPY reads a stream). */
 const CHUNK_BYTES = 128 * 1024;
@@ -64,7 +65,7 @@ export function* copyChunks(records: NormalisedRecord[], ids: string[], keys: Ui
           buf[n++] = HEX[(v[b] as number) & 15] as number;
         }
       } else {
-        n += buf.write(NEEDS_ESCAPE.test(v) ? v.replace(/[\\\t\n\r]/g, (ch) => COPY_ESCAPES[ch] as string) : v, n, 'utf8');
+        n += buf.write(NEEDS_ESCAPE.test(v) ? v.replace(EACH_ESCAPED, (ch) => COPY_ESCAPES[ch] as string) : v, n, 'utf8');
       }
     }
     buf[n++] = 0x0a;

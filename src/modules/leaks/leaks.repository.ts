@@ -1,4 +1,4 @@
-import { type CorpusShards, idInSlot, MOVE_LOCK, recordSlot, slotOfId } from '../../db/corpus-shards.js';
+import { type CorpusShards, idInSlot, MOVE_LOCK, recordSlot } from '../../db/corpus-shards.js';
 import { randomBytes, randomInt } from 'node:crypto';
 import { type Insertable, type Kysely, type QueryCreator, type RawBuilder, type Selectable, sql } from 'kysely';
 import type { Database, Dialect } from '../../db/database.js';
@@ -212,13 +212,7 @@ export class LeaksRepository {
   private async shardRecords(shards: CorpusShards, trx: Kysely<DB>, records: NormalisedRecord[], ids: string[], keys: Uint8Array[], inKeyOrder: number[], sourceId: string, at: string): Promise<string[]> {
     const batch = await shards.batchFor(trx);
     const direct = this.directCopy(sourceId);
-    const byShard = new Map<number, number[]>();
-    for (const i of direct ? eachKeyOnce(keys, inKeyOrder) : inKeyOrder) {
-      const position = shards.positionOf(slotOfId(ids[i] as string));
-      const list = byShard.get(position);
-      if (list) list.push(i);
-      else byShard.set(position, [i]);
-    }
+    const byShard = shards.byShard(direct ? eachKeyOnce(keys, inKeyOrder) : inKeyOrder, (i) => ids[i] as string);
     const pick = <T>(list: T[], idx: number[]) => idx.map((i) => list[i] as T);
     let metStoredKey = false;
     // Every shard's part settled before a failure is thrown: the rollback then finds each of them done.
@@ -228,7 +222,7 @@ export class LeaksRepository {
         // Made as they are sent (again if a stored key sends them through the staging table), not held.
         const returned = await batch.insert(position, RECORD_COLUMNS, () => copyChunks(shardRecords, shardIds, shardKeys, sourceId, at), direct);
         if (direct && returned) metStoredKey = true;
-        return returned ?? pick(ids, idx);
+        return returned ?? shardIds;
       }),
     );
     const failed = parts.find((p): p is PromiseRejectedResult => p.status === 'rejected');

@@ -228,15 +228,8 @@ export class ShardSearch {
 export async function batchRecordTexts(shards: CorpusShards, trx: Kysely<DB>, ids: readonly string[]): Promise<Map<string, string>> {
   const batch = shards.batchOf(trx);
   if (!batch) return new Map();
-  const byShard = new Map<number, string[]>();
-  for (const id of ids) {
-    const position = shards.positionOf(slotOfId(id));
-    const list = byShard.get(position);
-    if (list) list.push(id);
-    else byShard.set(position, [id]);
-  }
   const records: RecordRow[] = [];
-  for (const [position, list] of byShard) {
+  for (const [position, list] of shards.byShard(ids, (id) => id)) {
     const q = shards.kyselyOf(position).selectFrom('leak_records').select(['leak_records.id', SHARD_RECORD_JSON.as('json')]).where('leak_records.id', 'in', list).compile();
     records.push(...(await batch.read<RecordRow>(position, q.sql, q.parameters)));
   }
