@@ -2,9 +2,9 @@ import fs from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { SingleBar } from 'cli-progress';
 import type { Separator } from '../domain/dump-lines.js';
-import { type ExpansionLimits, formatNamed, type ImportFormat, IngestCutOff, type IngestItem, type IngestReport, type LeaksService, type SourceKind } from '../modules/leaks/index.js';
+import { BATCH_SIZE, type ExpansionLimits, formatNamed, type ImportFormat, IngestCutOff, type IngestItem, type IngestReport, type LeaksService, type SourceKind } from '../modules/leaks/index.js';
 import type { ReaderMessage, ReadJob } from './import-worker.js';
-import { batchItems, type ReaderBatch } from './reader-batch.js';
+import { type ReaderBatch, readerItems } from './reader-batch.js';
 
 export type { ImportFormat } from '../modules/leaks/index.js';
 
@@ -102,7 +102,20 @@ export async function importLeaks(leaks: LeaksService, opts: ImportOptions): Pro
 async function load(leaks: LeaksService, source: { id: string }, opts: ImportOptions, out: NodeJS.WriteStream): Promise<ImportReport> {
   const size = fs.statSync(opts.file).size;
   const members: ImportReport['members'] = [];
-  const job: ReadJob = { type: 'read', file: opts.file, sourceId: source.id, format: opts.format, separator: opts.separator, columns: opts.columns, rejects: opts.rejects, expansion: opts.expansion };
+  const bulk = opts.bulk || leaks.bulk.inBulkLoad;
+  // PostgreSQL: the reader makes the rows COPY takes, and this thread forwards them.
+  const made = await leaks.rowsMadeByReader(source.id);
+  const job: ReadJob = {
+    type: 'read',
+    file: opts.file,
+    sourceId: source.id,
+    format: opts.format,
+    separator: opts.separator,
+    columns: opts.columns,
+    rejects: opts.rejects,
+    expansion: opts.expansion,
+    ...(made ? { makeRows: { ...made, sourceId: source.id, maxRecords: bulk ? BULK_BATCH_SIZE : BATCH_SIZE } } : {}),
+  };
   // Where the reader stands in the file: the bar moves with it, even through input that gives no record.
   let position = 0;
   const worker = startReader(
@@ -153,7 +166,6 @@ async function load(leaks: LeaksService, source: { id: string }, opts: ImportOpt
     stored = { r, processed, bytes };
     progress();
   };
-  const bulk = opts.bulk || leaks.bulk.inBulkLoad;
   let report: IngestReport;
   // The file could not be read to its end: what was read before is stored (see ingest()).
   let failure: Error | null = null;
@@ -270,7 +282,7 @@ function startReader(job: ReadJob, signal: AbortSignal | undefined, onMember: (m
         if (m.type === 'error') throw new ImportError(`cannot read ${file} past its first ${m.items} records: ${m.message}`);
         worker.postMessage('ack');
         // Nothing more has arrived after this batch: the writer writes what it holds (see ingest()).
-        yield batchItems(m, queue.length === 0);
+        yield readerItems(m, queue.length === 0);
       }
     } finally {
       worker.off('message', onMessage);

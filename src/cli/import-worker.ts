@@ -4,7 +4,7 @@ import type { Separator } from '../domain/dump-lines.js';
 import { type RecordResult, recordKeyHex } from '../domain/leak-record.js';
 import { Utf8Lines } from '../domain/text-lines.js';
 import { ExpansionLimit, type ExpansionLimits, IMPORT_FORMATS, type ImportFormat, inputMembers, openInput, type ReadPosition, UnknownLineFormat } from '../modules/leaks/index.js';
-import { BatchBuilder } from './reader-batch.js';
+import { BatchBuilder, type MakeRows } from './reader-batch.js';
 
 /**
  * The import's second core: reads, parses and normalises a file, handing batches of results to
@@ -41,6 +41,8 @@ export interface ReadJob {
   sourceId: string;
   /** How far a compressed member may expand (--max-expansion-ratio, --max-expanded-size). */
   expansion?: ExpansionLimits;
+  /** PostgreSQL: the batches' records made into COPY rows here (see LeaksService.rowsMadeByReader). */
+  makeRows?: MakeRows;
 }
 
 /** What the reader tells the writer besides batches. */
@@ -69,12 +71,14 @@ port.on('message', (m: 'ack' | ReadJob) => {
 async function read(job: ReadJob) {
   inFlight.length = 0;
   waitingBytes = 0;
-  const batch = new BatchBuilder();
+  const batch = new BatchBuilder(0, job.makeRows);
   const send = async () => {
     while (inFlight.length > 0 && (inFlight.length >= MAX_IN_FLIGHT || waitingBytes + batch.inputBytes > MAX_IN_FLIGHT_BYTES)) await new Promise<void>((r) => (resume = r));
     inFlight.push(batch.inputBytes);
     waitingBytes += batch.inputBytes;
-    port.postMessage(batch.take());
+    const taken = batch.take();
+    // The rows' bytes are handed over, not copied.
+    port.postMessage(taken, taken.encoded ? [taken.encoded.rows.copy.buffer as ArrayBuffer] : []);
   };
   const rejects = job.rejects ? fs.createWriteStream(job.rejects) : null;
   /** Why items were rejected, and how often: the summary names the commonest. */
@@ -95,7 +99,7 @@ async function read(job: ReadJob) {
     // The stored key too (two hashes), written straight into the batch as bytes: the writer binds
     // it as it is.
     batch.add(result, bytes, result.ok ? recordKeyHex(job.sourceId, result.record.fingerprint) : undefined, line);
-    return batch.count >= BATCH || batch.inputBytes >= BATCH_BYTES;
+    return batch.full(BATCH, BATCH_BYTES);
   };
   /** Members ended early by the expansion limits: the others are still read. */
   const cut: Array<[string, string]> = [];

@@ -1,5 +1,8 @@
 import { type NormalisedRecord, type RecordResult, type RecordSeverity, STORED_FIELDS } from '../domain/leak-record.js';
 import type { FieldError } from '../http/errors.js';
+import type { IngestItem } from '../modules/leaks/index.js';
+import { BATCH_SIZE, counterDeltas, domainDeltas, type EncodedRows, encodeRows, MAX_BATCH_BYTES, type RowsMade } from '../modules/leaks/index.js';
+import { uuidV7Ids } from '../runtime/ids.js';
 
 /**
  * How the import's reader thread hands normalised records to the writer: in columns, one flat array
@@ -20,10 +23,12 @@ export interface ReaderBatch {
   /** Index (position in the file) of the batch's first item: items are numbered on from it. */
   start: number;
   count: number;
-  /** The fields of each valid record, WIDTH values a record, in FIELDS order. */
+  /** The fields of each valid record, WIDTH values a record, in FIELDS order (none when `encoded`). */
   values: unknown[];
   /** The key of each valid record, KEY_BYTES each, in the same order. Every record of a batch has its key. */
   keys: Uint8Array;
+  /** Made with RowsMade: the valid records as COPY rows instead of values (see IngestItem.encoded). */
+  encoded?: { rows: EncodedRows; records: number };
   /** Per item, the bytes of input it was read from. */
   bytes: number[];
   /** The items rejected, by position in the batch, ascending, with their errors. */
@@ -40,8 +45,13 @@ export interface ReaderBatch {
 /** Most words a reader remembers having sent (about 10 MB); past it, it starts again. */
 const MAX_SENT_WORDS = 200_000;
 
+/** How a reader makes its batches into COPY rows: see LeaksService.rowsMadeByReader. */
+export type MakeRows = RowsMade & { sourceId: string; maxRecords: number };
+
 /** A batch being filled (reader side). */
 export class BatchBuilder {
+  /** With MakeRows: the batch's valid records and their keys, made into rows when it is taken. */
+  private readonly made?: { records: NormalisedRecord[]; keys: Uint8Array[]; readonly newId: () => string; limit: number };
   private batch: ReaderBatch;
   /** The keys of the batch being filled, in a buffer that grows as needed (`keys` is cut from it). */
   private keys = Buffer.alloc(1000 * KEY_BYTES);
@@ -50,8 +60,18 @@ export class BatchBuilder {
   /** Search words sent with a batch taken before, or in this one's `words` already. */
   private readonly sentWords = new Set<string>();
 
-  constructor(start = 0) {
+  constructor(
+    start = 0,
+    private readonly makeRows?: MakeRows,
+  ) {
     this.batch = BatchBuilder.empty(start);
+    // Batches as the writer would cut them (see IngestRun): from BATCH_SIZE, doubling.
+    if (makeRows) this.made = { records: [], keys: [], newId: uuidV7Ids(), limit: Math.min(BATCH_SIZE, makeRows.maxRecords) };
+  }
+
+  /** Whether the batch is to be sent now: `records` and `bytes` are the reader's own limits, rows made have the writer's. */
+  full(records: number, bytes: number): boolean {
+    return this.made ? this.batch.count >= this.made.limit || this.inputBytes >= MAX_BATCH_BYTES : this.batch.count >= records || this.inputBytes >= bytes;
   }
 
   private static empty(start: number): ReaderBatch {
@@ -71,7 +91,11 @@ export class BatchBuilder {
   add(result: RecordResult, bytes: number, keyHex?: string, line?: number): void {
     const b = this.batch;
     if (line !== undefined) (b.lines ??= []).push(line);
-    if (result.ok) {
+    if (result.ok && this.made) {
+      this.made.records.push(result.record);
+      this.made.keys.push(Buffer.from(keyHex as string, 'hex'));
+      this.addWords(result.record);
+    } else if (result.ok) {
       const r = result.record;
       if (keyHex?.length !== KEY_BYTES * 2) throw new Error('a record sent to the writer needs its key (see recordKeyHex)');
       // Its key goes where its values start, counted in records.
@@ -83,12 +107,7 @@ export class BatchBuilder {
         this.keys = grown;
       }
       this.keys.write(keyHex, at, 'hex');
-      for (const w of r.search_text.split(' ')) {
-        if (w && !this.sentWords.has(w)) {
-          this.sentWords.add(w);
-          b.words.push(w);
-        }
-      }
+      this.addWords(r);
     } else {
       b.rejected.push([b.count, result.errors]);
     }
@@ -97,9 +116,30 @@ export class BatchBuilder {
     this.inputBytes += bytes;
   }
 
+  /** The record's search words not sent yet, with the batch. */
+  private addWords(r: NormalisedRecord) {
+    for (const w of r.search_text.split(' ')) {
+      if (w && !this.sentWords.has(w)) {
+        this.sentWords.add(w);
+        this.batch.words.push(w);
+      }
+    }
+  }
+
   /** The batch, and a new empty one started after it. */
   take(): ReaderBatch {
     const full = this.batch;
+    const made = this.made;
+    if (made && this.makeRows && made.records.length) {
+      const { sourceId, at, breachDate, slotted, maxRecords } = this.makeRows;
+      const { rows, order } = encodeRows(made.records, made.keys, made.newId, sourceId, at, slotted);
+      const kept = order.map((i) => made.records[i] as NormalisedRecord);
+      rows.counts = { corpus: [...counterDeltas(kept, breachDate, 1)], domains: [...domainDeltas(kept, 1)] };
+      full.encoded = { rows, records: made.records.length };
+      made.records = [];
+      made.keys = [];
+      made.limit = Math.min(made.limit * 2, maxRecords);
+    }
     // A copy of its own (a view would take the whole buffer along when cloned), as a plain
     // Uint8Array: a Buffer arrives as one anyway.
     full.keys = new Uint8Array(this.keys.subarray(0, (full.values.length / WIDTH) * KEY_BYTES));
@@ -170,5 +210,28 @@ export function batchItems(b: ReaderBatch, pauseAtEnd = false): BatchItem[] {
     k += KEY_BYTES;
   }
   if (b.count && b.words.length) (items[0] as BatchItem).words = b.words;
+  return items;
+}
+
+/** A batch's items as the writer takes them: see batchItems, and for a batch made into rows, encodedItems. */
+export function readerItems(b: ReaderBatch, pauseAtEnd = false): IngestItem[] {
+  return b.encoded ? encodedItems(b, b.encoded) : batchItems(b, pauseAtEnd);
+}
+
+/** A batch made into rows: its rejected items, then one item for its valid records (see IngestItem.encoded), with the batch's words. */
+function encodedItems(b: ReaderBatch, encoded: NonNullable<ReaderBatch['encoded']>): IngestItem[] {
+  const items: IngestItem[] = [];
+  let validBytes = 0;
+  let rejected = 0;
+  for (let i = 0; i < b.count; i++) {
+    const next = b.rejected[rejected];
+    if (next !== undefined && next[0] === i) {
+      rejected++;
+      items.push({ index: b.lines ? (b.lines[i] as number) : b.start + i, result: { ok: false, errors: next[1] }, bytes: b.bytes[i] as number });
+    } else {
+      validBytes += b.bytes[i] as number;
+    }
+  }
+  items.push({ index: b.start, encoded, bytes: validBytes, ...(b.words.length ? { words: b.words } : {}) });
   return items;
 }

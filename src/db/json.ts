@@ -5,7 +5,7 @@ import { type RawBuilder, sql } from 'kysely';
  * for rows the database writes as JSON text. SQLite keeps timestamps as that text already.
  */
 export const pgIso = (column: string): RawBuilder<string> => sql.raw(pgIsoText(column));
-const pgIsoText = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+export const pgIsoText = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
 /** A SQL value as JSON text: a JSON string (or number) for a value, `null` for NULL. */
 export const jsonQuote = (dialect: 'sqlite' | 'postgres', value: RawBuilder<unknown>): RawBuilder<string> =>

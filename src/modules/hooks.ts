@@ -10,14 +10,24 @@ import { Hooks } from '../runtime/hooks.js';
  * in their own index.ts, never through app.ts or http/.
  */
 
-/** A leak record as stored by one ingest batch. */
-export type InsertedRecord = NormalisedRecord & { id: string; source_id: string };
+/** A leak record as stored by one ingest batch (its content key is not read back: no hook needs it). */
+export type InsertedRecord = Omit<NormalisedRecord, 'fingerprint' | 'key'> & { id: string; source_id: string };
 
 /**
  * Called inside each ingestion batch's transaction with the records it newly stored: the monitoring
  * matcher and the tracking-token scanner plug in here, so a match is raised exactly once, with its record.
  */
-export type IngestHook = (trx: Kysely<DB>, records: InsertedRecord[], source: { id: string; name: string }) => Promise<{ alerts: number; exposures: number }>;
+export type IngestHook = (trx: Kysely<DB>, records: IngestedRecords, source: { id: string; name: string }) => Promise<{ alerts: number; exposures: number }>;
+
+/**
+ * The records an ingest batch newly stored, as its hooks take them: how many, and the records
+ * themselves, asked for only when a hook has something to match them against (a batch written
+ * from COPY bytes reads them back from the database, once however many hooks ask).
+ */
+export interface IngestedRecords {
+  readonly count: number;
+  load(): Promise<InsertedRecord[]>;
+}
 
 /**
  * Called in the transaction that renames a leak source: the monitoring module rewrites the record

@@ -90,7 +90,7 @@ describe('import-leaks reader thread', () => {
       fs.closeSync(fd);
       const sizes: number[] = [];
       t.services.hooks.on('leaks.ingested', async (_trx, added) => {
-        sizes.push(added.length);
+        sizes.push(added.count);
         return { alerts: 0, exposures: 0 };
       });
       const { out, said: printed } = capture();

@@ -48,7 +48,7 @@ describe('leak ingestion hooks and part-way failures', () => {
   const batchSizes = () => {
     const sizes: number[] = [];
     onIngest(async (_trx, added) => {
-      sizes.push(added.length);
+      sizes.push(added.count);
       return { alerts: 0, exposures: 0 };
     });
     return sizes;
@@ -66,7 +66,9 @@ describe('leak ingestion hooks and part-way failures', () => {
 
   it('gives hooks the new records of each batch, with ids, inside the transaction that stores them', async () => {
     const seen: Array<{ records: InsertedRecord[]; visible: number; source: string }> = [];
-    const hook: IngestHook = async (trx, added, source) => {
+    const hook: IngestHook = async (trx, batch, source) => {
+      const added = await batch.load();
+      expect(added).toHaveLength(batch.count);
       const ids = added.map((r) => r.id);
       const visible = ids.length ? Number((await trx.selectFrom('leak_records').select((eb) => eb.fn.countAll<number | string>().as('n')).where('id', 'in', ids).executeTakeFirstOrThrow()).n) : 0;
       seen.push({ records: added, visible, source: source.name });

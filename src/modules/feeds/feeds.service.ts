@@ -6,7 +6,7 @@ import { notFound, validation } from '../../errors.js';
 import { type AuditLog, diff } from '../audit/index.js';
 import { mayLeave } from '../../domain/stix.js';
 import type { NewEvent, Outbox } from '../events/index.js';
-import type { IndicatorMatch, InsertedRecord, IocIntel, Observed } from '../hooks.js';
+import type { IndicatorMatch, IngestedRecords, IocIntel, Observed } from '../hooks.js';
 import type { Principal } from '../identity/index.js';
 import { destinationUrl } from '../webhooks/index.js';
 import { feedListing, indicatorListing } from './feeds.lists.js';
@@ -192,8 +192,10 @@ export class FeedsService {
    * organization's indicator names is an `indicator.matched` event of that organization, in the
    * batch's transaction (a TLP:RED indicator's match is none: it never leaves).
    */
-  async onIngested(trx: Kysely<DB>, records: InsertedRecord[], source: { id: string; name: string }): Promise<{ alerts: number; exposures: number }> {
-    const seen = records.filter((r) => r.ip || r.extra.url);
+  async onIngested(trx: Kysely<DB>, records: IngestedRecords, source: { id: string; name: string }): Promise<{ alerts: number; exposures: number }> {
+    // Asked before the records are read: with no indicator (most of the time), they are not.
+    if (records.count === 0 || !(await this.repo.anyIndicator(trx, null))) return { alerts: 0, exposures: 0 };
+    const seen = (await records.load()).filter((r) => r.ip || r.extra.url);
     if (!seen.length) return { alerts: 0, exposures: 0 };
     const found = await matchIndicators(trx, this.repo, null, seen.map((r) => ({ ip: r.ip, url: r.extra.url ?? null })), this.now(), this.cidrs);
     const at = this.now();

@@ -7,7 +7,10 @@ import { leaksRoutes } from './leaks.routes.js';
 import { LeaksService } from './leaks.service.js';
 import type { Module } from '../module-parts.js';
 
-export { IngestCutOff, type IngestItem, type IngestReport, LeaksService } from './leaks.service.js';
+export { IngestCutOff, type IngestItem, type IngestReport, LeaksService, type RowsMade } from './leaks.service.js';
+export { encodeRows, type EncodedRows } from './leaks.copy-rows.js';
+export { counterDeltas, domainDeltas } from './leaks.counters.js';
+export { BATCH_SIZE, MAX_BATCH_BYTES } from './leaks.ingest.js';
 export {
   DEFAULT_EXPANSION,
   ExpansionLimit,

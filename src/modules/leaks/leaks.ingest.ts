@@ -7,7 +7,8 @@ import type { NormalisedRecord } from '../../domain/leak-record.js';
 import { AppError, type FieldError } from '../../http/errors.js';
 import type { AuditLog } from '../audit/index.js';
 import type { Principal } from '../identity/index.js';
-import type { AppHookRegistry, InsertedRecord } from '../hooks.js';
+import type { AppHookRegistry, IngestedRecords, InsertedRecord } from '../hooks.js';
+import type { EncodedRows } from './leaks.copy-rows.js';
 import { counterDeltas, domainDeltas, newTransactionCounts, type TransactionCounts } from './leaks.counters.js';
 import type { LeaksRepository, SourceRow } from './leaks.repository.js';
 import { type IngestItem, type IngestItems, recordResult } from './input/index.js';
@@ -38,9 +39,13 @@ export interface IngestOptions {
   wordsGiven?: boolean;
 }
 
-/** A batch as it is stored: its records, and with IngestOptions.wordsGiven, the words given with its items. */
+/**
+ * A batch as it is stored: its records, or rows made elsewhere (IngestItem.encoded), and with
+ * IngestOptions.wordsGiven, the words given with its items.
+ */
 interface Batch {
   records: NormalisedRecord[];
+  encoded?: { rows: EncodedRows; records: number };
   words?: ReadonlyArray<readonly string[]>;
 }
 
@@ -160,32 +165,64 @@ export class LeakIngest {
   }
 
   /** Writes a batch in `trx` with what the ingest hooks raise, adding its counter changes to `counts` (see writeCounts). */
-  private async storeBatch(trx: Kysely<DB>, source: SourceRow, { records, words }: Batch, report: IngestReport, counts: TransactionCounts) {
+  private async storeBatch(trx: Kysely<DB>, source: SourceRow, batch: Batch, report: IngestReport, counts: TransactionCounts) {
+    const parts: Array<{ stored: IngestedRecords; offered: number }> = [];
+    if (batch.records.length) parts.push(await this.storeRecords(trx, source, batch, counts));
+    if (batch.encoded) parts.push(await this.storeEncoded(trx, source, batch.encoded, batch.words ?? [], counts));
+    const ingestHooks = this.hooks.of('leaks.ingested');
+    for (const { stored, offered } of parts) {
+      counts.records += stored.count;
+      let alerts = 0;
+      let exposures = 0;
+      for (const hook of ingestHooks) {
+        const r = await hook(trx, stored, { id: source.id, name: source.name });
+        alerts += r.alerts;
+        exposures += r.exposures;
+      }
+      report.accepted += stored.count;
+      report.duplicates += offered - stored.count;
+      report.alerts_raised += alerts;
+      report.exposures_found += exposures;
+    }
+  }
+
+  /** A batch's records, with their counter changes. */
+  private async storeRecords(trx: Kysely<DB>, source: SourceRow, { records, words }: Batch, counts: TransactionCounts) {
     const { inserted, insertedIds } = await this.repo.insertRecords(trx, source.id, records, this.now(), counts.words, words);
     counterDeltas(inserted, source.breach_date, 1, counts.corpus);
     domainDeltas(inserted, 1, counts.domains);
-    counts.records += inserted.length;
-    let alerts = 0;
-    let exposures = 0;
-    const ingestHooks = this.hooks.of('leaks.ingested');
-    // The batch's own records take their id and source: a copy of each for the hooks, and its
-    // garbage, cost a bulk import an eighth of its time. A retried batch sets them again.
-    const forHooks = inserted as InsertedRecord[];
-    if (ingestHooks.length) {
+    // The batch's own records take their id and source when a hook asks for them: a copy of each,
+    // and its garbage, cost a bulk import an eighth of its time. A retried batch sets them again.
+    const load = async () => {
+      const forHooks = inserted as Array<NormalisedRecord & Partial<InsertedRecord>>;
       forHooks.forEach((r, i) => {
         r.id = insertedIds[i] as string;
         r.source_id = source.id;
       });
+      return forHooks as InsertedRecord[];
+    };
+    return { stored: { count: inserted.length, load }, offered: records.length };
+  }
+
+  /**
+   * Rows made where they were read: written as they are, their counter changes as counted there
+   * when every row was new; else, and for the hooks that have something to match, the rows stored
+   * are read back (once).
+   */
+  private async storeEncoded(trx: Kysely<DB>, source: SourceRow, encoded: NonNullable<Batch['encoded']>, words: ReadonlyArray<readonly string[]>, counts: TransactionCounts) {
+    const ids = await this.repo.insertEncoded(trx, source.id, encoded.rows, counts.words, words);
+    let read: Promise<InsertedRecord[]> | undefined;
+    const load = () => (read ??= this.repo.storedRecords(trx, ids));
+    const given = encoded.rows.counts;
+    if (given && ids.length === encoded.rows.ids.length) {
+      for (const [key, n] of given.corpus) counts.corpus.set(key, (counts.corpus.get(key) ?? 0) + n);
+      for (const [key, n] of given.domains) counts.domains.set(key, (counts.domains.get(key) ?? 0) + n);
+    } else if (ids.length) {
+      const stored = await load();
+      counterDeltas(stored, source.breach_date, 1, counts.corpus);
+      domainDeltas(stored, 1, counts.domains);
     }
-    for (const hook of ingestHooks) {
-      const r = await hook(trx, forHooks, { id: source.id, name: source.name });
-      alerts += r.alerts;
-      exposures += r.exposures;
-    }
-    report.accepted += inserted.length;
-    report.duplicates += records.length - inserted.length;
-    report.alerts_raised += alerts;
-    report.exposures_found += exposures;
+    return { stored: { count: ids.length, load }, offered: encoded.records };
   }
 }
 
@@ -207,6 +244,7 @@ class IngestRun {
   /** What stop() made: a failure of the ingest itself, not of its items. */
   stopped: AppError | null = null;
   private batch: NormalisedRecord[] = [];
+  private batchEncoded: Batch['encoded'];
   private batchBytes = 0;
   /** The words given with the batch's items (IngestOptions.wordsGiven). */
   private batchWords: Array<readonly string[]> = [];
@@ -243,10 +281,17 @@ class IngestRun {
   }
 
   /** Takes one item: true when its batch is full and is to be stored now. */
-  take({ index, value, result, bytes, pause, words }: IngestItem): boolean {
-    this.processed++;
+  take(item: IngestItem): boolean {
+    const { index, value, result, bytes, pause, words } = item;
     if (words) this.batchWords.push(words);
     this.processedBytes += bytes ?? 0;
+    if (item.encoded) {
+      // Rows made elsewhere are a batch of their own: stored now.
+      this.processed += item.encoded.records;
+      this.batchEncoded = item.encoded;
+      return true;
+    }
+    this.processed++;
     const r = result ?? recordResult(value);
     if (!r.ok) {
       if (this.report.rejected.length < MAX_REPORTED_REJECTIONS) this.report.rejected.push({ index, errors: r.errors });
@@ -260,9 +305,10 @@ class IngestRun {
 
   /** Stores the batch in the open transaction (opening one), and commits once it has been open `transactionMs`. */
   async store(): Promise<void> {
-    if (this.batch.length === 0) return;
-    const batch: Batch = { records: this.batch, ...(this.options.wordsGiven ? { words: this.batchWords } : {}) };
+    if (this.batch.length === 0 && !this.batchEncoded) return;
+    const batch: Batch = { records: this.batch, ...(this.batchEncoded ? { encoded: this.batchEncoded } : {}), ...(this.options.wordsGiven ? { words: this.batchWords } : {}) };
     this.batch = [];
+    this.batchEncoded = undefined;
     this.batchWords = [];
     this.batchBytes = 0;
     this.limit = Math.min(this.batchSize, this.limit * 2);
@@ -270,7 +316,7 @@ class IngestRun {
     this.pending.push(batch);
     this.written.processed = this.processed;
     this.written.bytes = this.processedBytes;
-    this.written.records += batch.records.length;
+    this.written.records += batch.records.length + (batch.encoded?.records ?? 0);
     if (this.deps.clock().getTime() - this.openedAt >= this.transactionMs) await this.commit();
   }
 

@@ -1,13 +1,14 @@
-import { type CorpusShards, idInSlot, MOVE_LOCK, recordSlot } from '../../db/corpus-shards.js';
+import { MOVE_LOCK } from '../../db/corpus-shards.js';
 import { randomBytes, randomInt } from 'node:crypto';
 import { type Insertable, type Kysely, type QueryCreator, type RawBuilder, type Selectable, sql } from 'kysely';
 import type { Database, Dialect } from '../../db/database.js';
-import { pgIso } from '../../db/json.js';
+import { pgIso, pgIsoText } from '../../db/json.js';
 import type { DB } from '../../db/schema.js';
 import type { LeakRecordsTable, LeakSourcesTable } from './leaks.tables.js';
-import { type NormalisedRecord, recordKey } from '../../domain/leak-record.js';
-import { copyStraight } from '../../db/copy-straight.js';
-import { copyChunks, eachKeyOnce, RECORD_COLUMNS, recordValues } from './leaks.record-rows.js';
+import { type NormalisedRecord, type RecordSeverity, recordKey } from '../../domain/leak-record.js';
+import type { InsertedRecord } from '../hooks.js';
+import { CorpusCopies, type EncodedRows, encodeRows } from './leaks.copy-rows.js';
+import { RECORD_COLUMNS, recordValues } from './leaks.record-rows.js';
 
 export type SourceRow = Selectable<LeakSourcesTable>;
 export type SavedSearchRow = Selectable<DB['saved_searches']>;
@@ -50,10 +51,13 @@ export const RECORD_JSON: Record<Dialect, RawBuilder<string>> = {
 /** Most words an ingesting process remembers as being in leak_words already (about 10 MB). */
 const MAX_KNOWN_WORDS = 200_000;
 
-/** Batches of a source written through the temporary table after a direct COPY met a stored key (see copyRecords). */
-export const DIRECT_COPY_PAUSE = 16;
+export { DIRECT_COPY_PAUSE } from './leaks.copy-rows.js';
 
-/** PostgreSQL: a batch of this many records or more is written with COPY (see copyRecords); fewer, with INSERTs. */
+/** A stored record's columns as the ingest hooks read them: all but its key and when it was stored. */
+const STORED_COLUMNS = RECORD_COLUMNS.filter((c): c is Exclude<(typeof RECORD_COLUMNS)[number], 'fingerprint' | 'created_at'> => c !== 'fingerprint' && c !== 'created_at');
+type StoredRow = Pick<LeakRecordsTable, (typeof STORED_COLUMNS)[number]>;
+
+/** PostgreSQL: a batch of this many records or more is written with COPY (see CorpusCopies); fewer, with INSERTs. */
 export const COPY_FROM_RECORDS = 100;
 
 /** The hash a password range is of: SHA-1 (the default) or NTLM, as Have I Been Pwned's `mode` says. */
@@ -71,7 +75,12 @@ export class LeaksRepository {
   constructor(
     private readonly database: Database,
     private readonly newId: () => string,
-  ) {}
+  ) {
+    this.copies = new CorpusCopies(database);
+  }
+
+  /** PostgreSQL: batches written by COPY. */
+  private readonly copies: CorpusCopies;
 
   private get db() {
     return this.database.db;
@@ -174,28 +183,35 @@ export class LeaksRepository {
         }
       }
     } else {
-      // Ids handed out in key order, the order rows go in (insertRows, copyRecords): the primary
-      // key then grows at its right edge, its pages filled, instead of splitting at random (70% full).
       const keys = records.map((r) => r.key ?? recordKey(sourceId, r.fingerprint));
-      const ids = new Array<string>(records.length);
-      const inKeyOrder = keys.map((_, i) => i).sort((x, y) => Buffer.compare(keys[x] as Uint8Array, keys[y] as Uint8Array));
-      for (const i of inKeyOrder) ids[i] = this.newId();
       const shards = this.database.corpusShards;
-      // Spread over shards: each id names its record's slot (see corpus-shards.ts).
-      if (shards) records.forEach((r, i) => (ids[i] = idInSlot(ids[i] as string, recordSlot(r, keys[i] as Uint8Array))));
-      const returned = shards
-        ? await this.shardRecords(shards, trx, records, ids, keys, inKeyOrder, sourceId, at)
-        : records.length >= COPY_FROM_RECORDS && this.database.copyFrom
-          ? await this.copyRecords(trx, records, ids, keys, inKeyOrder, sourceId, at)
-          : await this.insertRows(trx, records, ids, keys, sourceId, at);
-      const returnedIds = new Set(returned);
-      records.forEach((r, i) => {
-        const id = ids[i] as string;
-        if (returnedIds.has(id)) {
-          inserted.push(r);
-          insertedIds.push(id);
-        }
-      });
+      if (shards || records.length >= COPY_FROM_RECORDS) {
+        // Shards are always written by COPY: each shard's rows go to it directly (see CorpusCopies).
+        const { rows, order } = encodeRows(records, keys, this.newId, sourceId, at, Boolean(shards));
+        const returned = new Set(await this.copies.write(trx, sourceId, rows));
+        // In the records' order, as a row-by-row insert reports them.
+        const idOf = new Array<string | undefined>(records.length);
+        order.forEach((i, row) => (idOf[i] = rows.ids[row]));
+        records.forEach((r, i) => {
+          const id = idOf[i];
+          if (id !== undefined && returned.has(id)) {
+            inserted.push(r);
+            insertedIds.push(id);
+          }
+        });
+      } else {
+        const ids = records.map(() => '');
+        // Ids handed out in key order, the order rows go in: the primary key then grows at its
+        // right edge, its pages filled, instead of splitting at random (70% full).
+        for (const i of keys.map((_, i) => i).sort((x, y) => Buffer.compare(keys[x] as Uint8Array, keys[y] as Uint8Array))) ids[i] = this.newId();
+        const returned = new Set(await this.insertRows(trx, records, ids, keys, sourceId, at));
+        records.forEach((r, i) => {
+          if (returned.has(ids[i] as string)) {
+            inserted.push(r);
+            insertedIds.push(ids[i] as string);
+          }
+        });
+      }
       // Given words are added whatever the batch's records turned out to be: some of them may be
       // of the records of the next batch (see IngestItem.words).
       if (givenWords) await this.addWords(trx, givenWords, words);
@@ -205,30 +221,38 @@ export class LeaksRepository {
   }
 
   /**
-   * Shards: each shard's records COPYed straight to it, all shards at once, in the shards' part of
-   * `trx` (committed with it, see ShardBatch); as on one server (see copyRecords), into each shard's
-   * leak_records itself unless a key was met again lately. Returns the ids of the rows that were new.
+   * PostgreSQL: rows made in COPY's text format where they were read (the CLI's reader thread),
+   * written as they are, skipping keys already stored; returns the ids of the rows that were new.
+   * The batch's search words are added as given (see insertRecords).
    */
-  private async shardRecords(shards: CorpusShards, trx: Kysely<DB>, records: NormalisedRecord[], ids: string[], keys: Uint8Array[], inKeyOrder: number[], sourceId: string, at: string): Promise<string[]> {
-    const batch = await shards.batchFor(trx);
-    const direct = this.directCopy(sourceId);
-    const byShard = shards.byShard(direct ? eachKeyOnce(keys, inKeyOrder) : inKeyOrder, (i) => ids[i] as string);
-    const pick = <T>(list: T[], idx: number[]) => idx.map((i) => list[i] as T);
-    let metStoredKey = false;
-    // Every shard's part settled before a failure is thrown: the rollback then finds each of them done.
-    const parts = await Promise.allSettled(
-      [...byShard].map(async ([position, idx]) => {
-        const [shardRecords, shardIds, shardKeys] = [pick(records, idx), pick(ids, idx), pick(keys, idx)];
-        // Made as they are sent (again if a stored key sends them through the staging table), not held.
-        const returned = await batch.insert(position, RECORD_COLUMNS, () => copyChunks(shardRecords, shardIds, shardKeys, sourceId, at), direct);
-        if (direct && returned) metStoredKey = true;
-        return returned ?? shardIds;
-      }),
-    );
-    const failed = parts.find((p): p is PromiseRejectedResult => p.status === 'rejected');
-    if (failed) throw failed.reason;
-    if (metStoredKey) this.directCopyPaused.set(sourceId, DIRECT_COPY_PAUSE);
-    return parts.flatMap((p) => (p.status === 'fulfilled' ? p.value : []));
+  async insertEncoded(trx: Kysely<DB>, sourceId: string, rows: EncodedRows, words: Set<string>, givenWords: ReadonlyArray<readonly string[]>): Promise<string[]> {
+    const ids = await this.copies.write(trx, sourceId, rows);
+    await this.addWords(trx, givenWords, words);
+    return ids;
+  }
+
+  /**
+   * PostgreSQL: the records `ids` as `trx` sees them (on shards, through its batch's own
+   * transaction there: rows not committed yet are seen), in the order of `ids`: a batch written from
+   * COPY bytes has no records in hand, and reads them back only when a hook or a counter needs them.
+   */
+  async storedRecords(trx: Kysely<DB>, ids: readonly string[]): Promise<InsertedRecord[]> {
+    if (ids.length === 0) return [];
+    // Times as text, as the main database's connections read them (a shard's read them as Dates).
+    const columns = STORED_COLUMNS.map((c) => (c === 'leaked_at' ? `${pgIsoText(c)} as ${c}` : c)).join(', ');
+    const shards = this.database.corpusShards;
+    const rows: StoredRow[] = [];
+    if (shards) {
+      const batch = shards.batchOf(trx);
+      if (batch) for (const [position, list] of shards.byShard(ids, (id) => id)) rows.push(...(await batch.read<StoredRow>(position, `select ${columns} from leak_records where id = any($1)`, [list])));
+    } else {
+      rows.push(...(await sql<StoredRow>`select ${sql.raw(columns)} from leak_records where id = any(${[...ids]})`.execute(trx)).rows);
+    }
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    return ids.flatMap((id) => {
+      const r = byId.get(id);
+      return r ? [{ ...r, extra: JSON.parse(r.extra) as Record<string, string>, severity: r.severity as RecordSeverity }] : [];
+    });
   }
 
   /** PostgreSQL, a small batch: multi-row INSERTs. Returns the ids of the rows that were new. */
@@ -248,36 +272,6 @@ export class LeaksRepository {
       for (const { id } of page) returned.push(id);
     }
     return returned;
-  }
-
-  /**
-   * PostgreSQL, a batch of COPY_FROM_RECORDS or more. First tried: COPY straight into leak_records,
-   * the batch's repeated keys left out (the first kept), in key order (see insertRows), inside a
-   * savepoint: a key already stored fails it (unique_violation), and nothing of it stays. Then, and
-   * for the next DIRECT_COPY_PAUSE batches of that source (a file imported again repeats every
-   * key): COPY into a temporary table of this connection (unlogged, no indexes), then one
-   * INSERT ... SELECT of it in key order that skips the keys already stored, the same rule as a
-   * row-by-row insert. The first writes each row once and sorts nothing: a bulk load of new
-   * records spent half its database time in the second. Returns the ids of the rows that were new.
-   */
-  private async copyRecords(trx: Kysely<DB>, records: NormalisedRecord[], ids: string[], keys: Uint8Array[], inKeyOrder: number[], sourceId: string, at: string): Promise<string[]> {
-    const copyFrom = this.database.copyFrom as NonNullable<Database['copyFrom']>;
-    if (this.directCopy(sourceId)) {
-      const once = eachKeyOnce(keys, inKeyOrder);
-      const pick = <T>(list: T[]) => once.map((i) => list[i] as T);
-      const straight = () => copyFrom(trx, `copy leak_records (${RECORD_COLUMNS.join(', ')}) from stdin`, copyChunks(pick(records), pick(ids), pick(keys), sourceId, at));
-      if (await copyStraight((statement) => sql.raw(statement).execute(trx), straight)) return pick(ids);
-      this.directCopyPaused.set(sourceId, DIRECT_COPY_PAUSE);
-    }
-    const columns = sql.join(RECORD_COLUMNS.map((c) => sql.ref(c)));
-    await sql`create temporary table if not exists leak_records_incoming as select ${columns} from leak_records with no data`.execute(trx);
-    await copyFrom(trx, `copy leak_records_incoming (${RECORD_COLUMNS.join(', ')}) from stdin`, copyChunks(records, ids, keys, sourceId, at));
-    const { rows } = await sql<{ id: string }>`insert into leak_records (${columns}) select ${columns} from leak_records_incoming order by fingerprint, id
-      on conflict (fingerprint) do nothing returning id`.execute(trx);
-    // Emptied by TRUNCATE, not DELETE: no vacuum visits a temporary table, so deleted rows would
-    // stay in it and every later batch would read past them.
-    await sql`truncate leak_records_incoming`.execute(trx);
-    return rows.map((r) => r.id);
   }
 
   /** Adds `deltas` to the corpus counters, or (domains) to the per-domain counts. */
@@ -333,18 +327,6 @@ export class LeaksRepository {
   }
 
   private readonly committedWords = new Set<string>();
-
-  /** Per source: how many more batches are written through the temporary table (see copyRecords). */
-  private readonly directCopyPaused = new Map<string, number>();
-
-  /** Whether the next COPY batch of a source goes straight into leak_records (see copyRecords); counts a pause down. */
-  private directCopy(sourceId: string): boolean {
-    const pause = this.directCopyPaused.get(sourceId) ?? 0;
-    if (pause === 0) return true;
-    if (pause === 1) this.directCopyPaused.delete(sourceId);
-    else this.directCopyPaused.set(sourceId, pause - 1);
-    return false;
-  }
 
   async readCounters(): Promise<Map<string, number>> {
     return new Map((await this.db.selectFrom('leak_counters').selectAll().execute()).map((c) => [c.key, Number(c.n)]));

@@ -35,6 +35,13 @@ function breachedDomain(domain: string | null | undefined): string | null {
   return n.value;
 }
 
+/** See LeaksService.rowsMadeByReader. */
+export interface RowsMade {
+  at: string;
+  breachDate: string | null;
+  slotted: boolean;
+}
+
 /**
  * The leak corpus, one service for routes, the CLI and other modules: sources and statistics here,
  * and the parts it is made of, each in its own file: ingestion (leaks.ingest.ts), bulk loads
@@ -84,6 +91,19 @@ export class LeaksService {
     const row = await this.repo.findSource(db, id);
     if (!row) throw notFound('No such leak source.');
     return row;
+  }
+
+  /**
+   * PostgreSQL: what an importer's reader thread needs to make a source's records into COPY rows
+   * itself (IngestItem.encoded): when they are stored, the source's breach date (the month counted
+   * for a record without its own), whether they are slotted over corpus shards. Null on SQLite,
+   * which binds each record's values.
+   */
+  async rowsMadeByReader(sourceId: string): Promise<RowsMade | null> {
+    const { database } = this.deps;
+    if (!database.copyFrom) return null;
+    const source = await this.getSource(sourceId);
+    return { at: this.deps.clock().toISOString(), breachDate: source.breach_date, slotted: database.corpusShards !== undefined };
   }
 
   findSourceByName(name: string) {

@@ -16,7 +16,7 @@ import { alertListing, monitorListing } from './monitoring.lists.js';
 import { ScansRepository } from './monitoring.scans.repository.js';
 import { ALERT_STATUSES, type AlertPatch, MONITOR_STATUSES, type AlertOut, type MonitorCreate, type MonitorOut, type MonitorPatch, SEVERITIES } from './monitoring.schemas.js';
 import { presentAlert, presentMonitor } from './monitoring.presenters.js';
-import type { AppHookRegistry, InsertedRecord } from '../hooks.js';
+import type { AppHookRegistry, IngestedRecords } from '../hooks.js';
 import { markRecords } from '../indicator-marks.js';
 
 type Ctx = { p: Principal; ip: string };
@@ -142,12 +142,12 @@ export class MonitoringService {
    * (monitor, record, term) once. The index is rebuilt when the monitors' generation, read in the
    * same transaction, has moved: no batch matches against monitors as they were.
    */
-  async raiseAlerts(trx: Kysely<DB>, records: InsertedRecord[]): Promise<{ alerts: number; exposures: number }> {
-    if (records.length === 0) return { alerts: 0, exposures: 0 };
+  async raiseAlerts(trx: Kysely<DB>, records: IngestedRecords): Promise<{ alerts: number; exposures: number }> {
+    if (records.count === 0) return { alerts: 0, exposures: 0 };
     const generation = await this.repo.generation(trx);
     if (!this.index || this.index.generation !== generation) this.index = { generation, monitors: new MonitorIndex(await this.repo.activeMonitors(trx)) };
     if (this.index.monitors.size === 0) return { alerts: 0, exposures: 0 };
-    return { alerts: await this.writeAlerts(trx, this.index.monitors.match(records)), exposures: 0 };
+    return { alerts: await this.writeAlerts(trx, this.index.monitors.match(await records.load())), exposures: 0 };
   }
 
   /** The leaks.sourceRenamed hook: the alerts of the source's records show its new name. */

@@ -13,7 +13,7 @@ import { type AuditLog, diff } from '../audit/index.js';
 import type { Principal } from '../identity/index.js';
 import type { NewEvent, Outbox } from '../events/index.js';
 import type { UsersService } from '../identity/index.js';
-import type { IndicatorMatchHook, InsertedRecord } from '../hooks.js';
+import type { IndicatorMatchHook, IngestedRecords } from '../hooks.js';
 import { mayLeave } from '../../domain/stix.js';
 import { LeakTokenIndex } from './tracking-tokens.matcher.js';
 import type { ExposureRow, NewExposure, TokenRow, TokenTarget, TrackingTokensRepository } from './tracking-tokens.repository.js';
@@ -395,12 +395,12 @@ export class TrackingTokensService {
    * The leaks.ingested hook: active tokens found in a batch's records, recorded in its transaction,
    * each (token, record) once. Not capped: each is one record of data someone ingested.
    */
-  async exposeInLeaks(trx: Kysely<DB>, records: InsertedRecord[], source: { id: string; name: string }): Promise<{ alerts: number; exposures: number }> {
-    if (records.length === 0) return { alerts: 0, exposures: 0 };
+  async exposeInLeaks(trx: Kysely<DB>, records: IngestedRecords, source: { id: string; name: string }): Promise<{ alerts: number; exposures: number }> {
+    if (records.count === 0) return { alerts: 0, exposures: 0 };
     const generation = await this.repo.generation(trx);
     if (!this.leakIndex || this.leakIndex.generation !== generation) this.leakIndex = { generation, tokens: new LeakTokenIndex(await this.repo.activeForLeaks(trx)) };
     if (this.leakIndex.tokens.size === 0) return { alerts: 0, exposures: 0 };
-    const found = this.leakIndex.tokens.find(records);
+    const found = this.leakIndex.tokens.find(await records.load());
     if (found.length === 0) return { alerts: 0, exposures: 0 };
     const at = this.deps.clock().toISOString();
     const inserted = await this.repo.insertLeakExposures(

@@ -1,15 +1,17 @@
 import type { LineResult } from '../../../domain/dump-lines.js';
 import { normaliseRecord, type RecordResult } from '../../../domain/leak-record.js';
+import type { EncodedRows } from '../leaks.copy-rows.js';
 
 /**
  * One record to ingest: raw (`value`), or already normalised elsewhere (`result`, e.g. by the CLI's
  * reader thread, with the `bytes` of input it was read from; a `key` in it must be this source's).
  */
 export type IngestItem =
-  | { index: number; value: unknown; result?: undefined; bytes?: undefined; pause?: undefined; words?: undefined }
+  | { index: number; value: unknown; result?: undefined; bytes?: undefined; pause?: undefined; words?: undefined; encoded?: undefined }
   | {
       index: number;
       result: RecordResult;
+      encoded?: undefined;
       value?: undefined;
       bytes?: number;
       /**
@@ -22,6 +24,20 @@ export type IngestItem =
        * each given once by its producer (the CLI's reader thread, on its batches' first items).
        */
       words?: readonly string[];
+    }
+  | {
+      /**
+       * Records already made into COPY rows where they were read (the CLI's reader thread, on
+       * PostgreSQL): `records` valid records of the input (a key repeated among them is one row),
+       * stored as one batch as soon as taken.
+       */
+      index: number;
+      encoded: { rows: EncodedRows; records: number };
+      bytes: number;
+      words?: readonly string[];
+      result?: undefined;
+      value?: undefined;
+      pause?: undefined;
     };
 
 /**

@@ -1,0 +1,171 @@
+import { type Kysely, sql } from 'kysely';
+import type { CorpusShards } from '../../db/corpus-shards.js';
+import { idInSlot, recordSlot, SLOTS } from '../../db/corpus-slots.js';
+import { copyStraight } from '../../db/copy-straight.js';
+import type { Database } from '../../db/database.js';
+import type { DB } from '../../db/schema.js';
+import type { NormalisedRecord } from '../../domain/leak-record.js';
+import { copyChunks, eachKeyOnce, RECORD_COLUMNS } from './leaks.record-rows.js';
+
+/**
+ * A batch's rows in COPY's text format, made once, where its records are: on the writer for an
+ * API ingest, on the CLI's reader thread for an import (the writer then only forwards the bytes).
+ */
+export interface EncodedRows {
+  /** The rows (RECORD_COLUMNS): each key once (its first record), by slot when slotted, then by key. */
+  copy: Uint8Array;
+  /** Their ids, in the same order: handed out in key order, so the primary key grows at its right edge. */
+  ids: string[];
+  /** Slotted (corpus shards): per slot (SLOTS, in hex order), where its rows end in `ids` and in `copy`. */
+  slotEnds?: { rows: number[]; bytes: number[] };
+  /**
+   * The counter changes of storing every row (counterDeltas, domainDeltas): the reader counts them
+   * beside the bytes, and they hold when every row was new (else the rows stored are read back).
+   */
+  counts?: { corpus: Array<[string, number]>; domains: Array<[string, number]> };
+}
+
+/** Batches of a source written through the staging table after a direct COPY met a stored key (see CorpusCopies). */
+export const DIRECT_COPY_PAUSE = 16;
+
+/**
+ * The rows of `records` (their keys in `keys`) as EncodedRows, and `order`: the record each row
+ * is of. A key repeated in the batch is stored once, as its first record.
+ */
+export function encodeRows(
+  records: readonly NormalisedRecord[],
+  keys: readonly Uint8Array[],
+  newId: () => string,
+  sourceId: string,
+  at: string,
+  slotted: boolean,
+): { rows: EncodedRows; order: number[] } {
+  const inKeyOrder = keys.map((_, i) => i).sort((x, y) => Buffer.compare(keys[x] as Uint8Array, keys[y] as Uint8Array));
+  const once = eachKeyOnce(keys as Uint8Array[], inKeyOrder);
+  const ids = new Array<string>(records.length);
+  // Every record takes an id, a repeat too, as a row-by-row insert hands them out: the same
+  // records get the same ids whichever way they are written.
+  for (const i of inKeyOrder) ids[i] = newId();
+  // Each slot's rows together, in key order within it (a stable grouping of the key order).
+  const groups: number[][] = slotted ? Array.from({ length: SLOTS }, () => []) : [once];
+  if (slotted) {
+    for (const i of once) {
+      const slot = recordSlot(records[i] as NormalisedRecord, keys[i] as Uint8Array);
+      ids[i] = idInSlot(ids[i] as string, slot);
+      (groups[Number.parseInt(slot, 16)] as number[]).push(i);
+    }
+  }
+  const chunks: Uint8Array[] = [];
+  const rowEnds: number[] = [];
+  const byteEnds: number[] = [];
+  let bytes = 0;
+  let rows = 0;
+  for (const group of groups) {
+    const pick = <T>(list: readonly T[]) => group.map((i) => list[i] as T);
+    for (const chunk of copyChunks(pick(records), pick(ids), pick(keys), sourceId, at)) {
+      chunks.push(chunk);
+      bytes += chunk.length;
+    }
+    rows += group.length;
+    rowEnds.push(rows);
+    byteEnds.push(bytes);
+  }
+  const order = slotted ? groups.flat() : once;
+  // A buffer of its own (not a slice of Node's pool): a reader thread hands it over to the writer.
+  const copy = new Uint8Array(bytes);
+  let o = 0;
+  for (const chunk of chunks) {
+    copy.set(chunk, o);
+    o += chunk.length;
+  }
+  return {
+    rows: { copy, ids: order.map((i) => ids[i] as string), ...(slotted ? { slotEnds: { rows: rowEnds, bytes: byteEnds } } : {}) },
+    order,
+  };
+}
+
+/**
+ * PostgreSQL: EncodedRows into leak_records, on one server or over the corpus shards. First tried:
+ * COPY straight into leak_records inside a savepoint: a key already stored fails it
+ * (unique_violation), and nothing of it stays. Then, and for the next DIRECT_COPY_PAUSE batches of
+ * that source (a file imported again repeats every key): COPY into a staging table (no indexes),
+ * then one INSERT ... SELECT of it in key order that skips the keys already stored, the same rule
+ * as a row-by-row insert. The first writes each row once and sorts nothing: a bulk load of new
+ * records spent half its database time in the second.
+ */
+export class CorpusCopies {
+  /** Per source: how many more batches are written through the staging table. */
+  private readonly paused = new Map<string, number>();
+
+  constructor(private readonly database: Database) {}
+
+  /** Writes `rows` in `trx` (on shards: in its shards' part, see ShardBatch); returns the ids of the rows that were new. */
+  async write(trx: Kysely<DB>, sourceId: string, rows: EncodedRows): Promise<string[]> {
+    if (rows.ids.length === 0) return [];
+    const shards = this.database.corpusShards;
+    return shards ? this.toShards(shards, trx, sourceId, rows) : this.toOneServer(trx, sourceId, rows);
+  }
+
+  /** Whether the next batch of a source goes straight into leak_records; counts a pause down. */
+  private direct(sourceId: string): boolean {
+    const pause = this.paused.get(sourceId) ?? 0;
+    if (pause === 0) return true;
+    if (pause === 1) this.paused.delete(sourceId);
+    else this.paused.set(sourceId, pause - 1);
+    return false;
+  }
+
+  private async toOneServer(trx: Kysely<DB>, sourceId: string, rows: EncodedRows): Promise<string[]> {
+    const copyFrom = this.database.copyFrom;
+    if (!copyFrom) throw new Error('COPY is for PostgreSQL');
+    const columns = RECORD_COLUMNS.join(', ');
+    if (this.direct(sourceId)) {
+      const straight = () => copyFrom(trx, `copy leak_records (${columns}) from stdin`, [asBuffer(rows.copy)]);
+      if (await copyStraight((statement) => sql.raw(statement).execute(trx), straight)) return rows.ids;
+      this.paused.set(sourceId, DIRECT_COPY_PAUSE);
+    }
+    const refs = sql.join(RECORD_COLUMNS.map((c) => sql.ref(c)));
+    await sql`create temporary table if not exists leak_records_incoming as select ${refs} from leak_records with no data`.execute(trx);
+    await copyFrom(trx, `copy leak_records_incoming (${columns}) from stdin`, [asBuffer(rows.copy)]);
+    const { rows: returned } = await sql<{ id: string }>`insert into leak_records (${refs}) select ${refs} from leak_records_incoming order by fingerprint, id
+      on conflict (fingerprint) do nothing returning id`.execute(trx);
+    // Emptied by TRUNCATE, not DELETE: no vacuum visits a temporary table, so deleted rows would
+    // stay in it and every later batch would read past them.
+    await sql`truncate leak_records_incoming`.execute(trx);
+    return returned.map((r) => r.id);
+  }
+
+  /** Each shard's rows (the slots it holds) COPYed to it, all shards at once, in the shards' part of `trx`. */
+  private async toShards(shards: CorpusShards, trx: Kysely<DB>, sourceId: string, rows: EncodedRows): Promise<string[]> {
+    const ends = rows.slotEnds;
+    if (!ends) throw new Error('rows for corpus shards are made slotted (see encodeRows)');
+    const batch = await shards.batchFor(trx);
+    const direct = this.direct(sourceId);
+    const parts = new Map<number, { bytes: Uint8Array[]; ids: string[] }>();
+    for (let s = 0; s < SLOTS; s++) {
+      const [fromRow, toRow] = [s ? (ends.rows[s - 1] as number) : 0, ends.rows[s] as number];
+      if (fromRow === toRow) continue;
+      const position = shards.positionOf(s.toString(16));
+      const part = parts.get(position) ?? { bytes: [], ids: [] };
+      parts.set(position, part);
+      part.bytes.push(asBuffer(rows.copy.subarray(s ? ends.bytes[s - 1] : 0, ends.bytes[s])));
+      for (let r = fromRow; r < toRow; r++) part.ids.push(rows.ids[r] as string);
+    }
+    let metStoredKey = false;
+    // Every shard's part settled before a failure is thrown: the rollback then finds each of them done.
+    const written = await Promise.allSettled(
+      [...parts].map(async ([position, part]) => {
+        const returned = await batch.insert(position, RECORD_COLUMNS, () => part.bytes, direct);
+        if (direct && returned) metStoredKey = true;
+        return returned ?? part.ids;
+      }),
+    );
+    const failed = written.find((p): p is PromiseRejectedResult => p.status === 'rejected');
+    if (failed) throw failed.reason;
+    if (metStoredKey) this.paused.set(sourceId, DIRECT_COPY_PAUSE);
+    return written.flatMap((p) => (p.status === 'fulfilled' ? p.value : []));
+  }
+}
+
+/** A view of `bytes` as a Buffer, as the COPY stream takes its chunks (rows from a reader thread arrive as a Uint8Array). */
+const asBuffer = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
