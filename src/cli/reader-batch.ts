@@ -50,8 +50,8 @@ export type MakeRows = RowsMade & { sourceId: string; maxRecords: number };
 
 /** A batch being filled (reader side). */
 export class BatchBuilder {
-  /** With MakeRows: the batch's valid records and their keys, made into rows when it is taken. */
-  private readonly made?: { records: NormalisedRecord[]; keys: Uint8Array[]; readonly newId: () => string; limit: number };
+  /** With MakeRows: the batch's valid records (their keys in `keys`), made into rows when it is taken. */
+  private readonly made?: { records: NormalisedRecord[]; readonly newId: () => string; limit: number };
   private batch: ReaderBatch;
   /** The keys of the batch being filled, in a buffer that grows as needed (`keys` is cut from it). */
   private keys = Buffer.alloc(1000 * KEY_BYTES);
@@ -66,7 +66,7 @@ export class BatchBuilder {
   ) {
     this.batch = BatchBuilder.empty(start);
     // Batches as the writer would cut them (see IngestRun): from BATCH_SIZE, doubling.
-    if (makeRows) this.made = { records: [], keys: [], newId: uuidV7Ids(), limit: Math.min(BATCH_SIZE, makeRows.maxRecords) };
+    if (makeRows) this.made = { records: [], newId: uuidV7Ids(), limit: Math.min(BATCH_SIZE, makeRows.maxRecords) };
   }
 
   /** Whether the batch is to be sent now: `records` and `bytes` are the reader's own limits, rows made have the writer's. */
@@ -92,21 +92,13 @@ export class BatchBuilder {
     const b = this.batch;
     if (line !== undefined) (b.lines ??= []).push(line);
     if (result.ok && this.made) {
+      this.writeKey(this.made.records.length, keyHex);
       this.made.records.push(result.record);
-      this.made.keys.push(Buffer.from(keyHex as string, 'hex'));
-      this.addWords(result.record);
     } else if (result.ok) {
       const r = result.record;
-      if (keyHex?.length !== KEY_BYTES * 2) throw new Error('a record sent to the writer needs its key (see recordKeyHex)');
       // Its key goes where its values start, counted in records.
-      const at = (b.values.length / WIDTH) * KEY_BYTES;
+      this.writeKey(b.values.length / WIDTH, keyHex);
       for (let f = 0; f < WIDTH; f++) b.values.push(r[FIELDS[f] as (typeof FIELDS)[number]]);
-      if (at + KEY_BYTES > this.keys.length) {
-        const grown = Buffer.alloc(this.keys.length * 2);
-        this.keys.copy(grown);
-        this.keys = grown;
-      }
-      this.keys.write(keyHex, at, 'hex');
       this.addWords(r);
     } else {
       b.rejected.push([b.count, result.errors]);
@@ -114,6 +106,18 @@ export class BatchBuilder {
     b.bytes.push(bytes);
     b.count++;
     this.inputBytes += bytes;
+  }
+
+  /** The key of the batch's record `n` (valid records counted), written into the batch's keys. */
+  private writeKey(n: number, keyHex: string | undefined) {
+    if (keyHex?.length !== KEY_BYTES * 2) throw new Error('a record sent to the writer needs its key (see recordKeyHex)');
+    const at = n * KEY_BYTES;
+    if (at + KEY_BYTES > this.keys.length) {
+      const grown = Buffer.alloc(this.keys.length * 2);
+      this.keys.copy(grown);
+      this.keys = grown;
+    }
+    this.keys.write(keyHex, at, 'hex');
   }
 
   /** The record's search words not sent yet, with the batch. */
@@ -132,12 +136,14 @@ export class BatchBuilder {
     const made = this.made;
     if (made && this.makeRows && made.records.length) {
       const { sourceId, at, breachDate, slotted, maxRecords } = this.makeRows;
-      const { rows, order } = encodeRows(made.records, made.keys, made.newId, sourceId, at, slotted);
+      // Views of the batch's keys: read before the next batch writes over them.
+      const keys = made.records.map((_, i) => this.keys.subarray(i * KEY_BYTES, (i + 1) * KEY_BYTES));
+      const { rows, order } = encodeRows(made.records, keys, made.newId, sourceId, at, slotted);
       const kept = order.map((i) => made.records[i] as NormalisedRecord);
       rows.counts = { corpus: [...counterDeltas(kept, breachDate, 1)], domains: [...domainDeltas(kept, 1)] };
+      rows.texts = kept.map((r) => r.search_text);
       full.encoded = { rows, records: made.records.length };
       made.records = [];
-      made.keys = [];
       made.limit = Math.min(made.limit * 2, maxRecords);
     }
     // A copy of its own (a view would take the whole buffer along when cloned), as a plain

@@ -23,6 +23,11 @@ export interface EncodedRows {
    * beside the bytes, and they hold when every row was new (else the rows stored are read back).
    */
   counts?: { corpus: Array<[string, number]>; domains: Array<[string, number]> };
+  /**
+   * The rows' search texts, whose words the writer adds to leak_words: the reader thread is the
+   * import's busiest, the writer forwarding bytes has time to split them.
+   */
+  texts?: string[];
 }
 
 /** Batches of a source written through the staging table after a direct COPY met a stored key (see CorpusCopies). */
@@ -40,7 +45,16 @@ export function encodeRows(
   at: string,
   slotted: boolean,
 ): { rows: EncodedRows; order: number[] } {
-  const inKeyOrder = keys.map((_, i) => i).sort((x, y) => Buffer.compare(keys[x] as Uint8Array, keys[y] as Uint8Array));
+  // Sorted by the keys' first eight bytes as two numbers, whole keys compared only on a tie: a
+  // Buffer.compare per comparison was a tenth of a reader thread's time.
+  const [high, low] = [new Uint32Array(keys.length), new Uint32Array(keys.length)];
+  keys.forEach((k, i) => {
+    high[i] = (((k[0] as number) << 24) | ((k[1] as number) << 16) | ((k[2] as number) << 8) | (k[3] as number)) >>> 0;
+    low[i] = (((k[4] as number) << 24) | ((k[5] as number) << 16) | ((k[6] as number) << 8) | (k[7] as number)) >>> 0;
+  });
+  const inKeyOrder = keys
+    .map((_, i) => i)
+    .sort((x, y) => (high[x] as number) - (high[y] as number) || (low[x] as number) - (low[y] as number) || Buffer.compare(keys[x] as Uint8Array, keys[y] as Uint8Array));
   const once = eachKeyOnce(keys as Uint8Array[], inKeyOrder);
   const ids = new Array<string>(records.length);
   // Every record takes an id, a repeat too, as a row-by-row insert hands them out: the same

@@ -210,7 +210,8 @@ export class LeakIngest {
    * are read back (once).
    */
   private async storeEncoded(trx: Kysely<DB>, source: SourceRow, encoded: NonNullable<Batch['encoded']>, words: ReadonlyArray<readonly string[]>, counts: TransactionCounts) {
-    const ids = await this.repo.insertEncoded(trx, source.id, encoded.rows, counts.words, words);
+    const texts = encoded.rows.texts ?? [];
+    const ids = await this.repo.insertEncoded(trx, source.id, encoded.rows, counts.words, texts.length ? [...words, ...texts.map((t) => t.split(' '))] : words);
     let read: Promise<InsertedRecord[]> | undefined;
     const load = () => (read ??= this.repo.storedRecords(trx, ids));
     const given = encoded.rows.counts;
