@@ -19,6 +19,20 @@ export function recordValues(r: NormalisedRecord, id: string, sourceId: string, 
   return [id, sourceId, r.email, r.username, r.username_lower, r.domain, r.domain_rev, r.ip, r.ip_key, r.phone, r.full_name, r.password_sha1, r.password_masked, JSON.stringify(r.extra), r.leaked_at, key, r.search_text, r.email_domain_rev, r.severity, r.password_ntlm, at];
 }
 
+/**
+ * The indexes of `keys` in key order, a repeat after its first. Sorted by the keys' first eight
+ * bytes as two numbers, whole keys compared only on a tie: a Buffer.compare per comparison was a
+ * tenth of a reader thread's time.
+ */
+export function keyOrder(keys: readonly Uint8Array[]): number[] {
+  const [high, low] = [new Uint32Array(keys.length), new Uint32Array(keys.length)];
+  keys.forEach((k, i) => {
+    high[i] = (((k[0] as number) << 24) | ((k[1] as number) << 16) | ((k[2] as number) << 8) | (k[3] as number)) >>> 0;
+    low[i] = (((k[4] as number) << 24) | ((k[5] as number) << 16) | ((k[6] as number) << 8) | (k[7] as number)) >>> 0;
+  });
+  return keys.map((_, i) => i).sort((x, y) => (high[x] as number) - (high[y] as number) || (low[x] as number) - (low[y] as number) || Buffer.compare(keys[x] as Uint8Array, keys[y] as Uint8Array));
+}
+
 /** The records' indexes in key order (`inKeyOrder`), each key's first only. */
 export function eachKeyOnce(keys: Uint8Array[], inKeyOrder: number[]): number[] {
   return inKeyOrder.filter((i, n) => n === 0 || Buffer.compare(keys[i] as Uint8Array, keys[inKeyOrder[n - 1] as number] as Uint8Array) !== 0);

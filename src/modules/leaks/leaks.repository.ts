@@ -8,7 +8,7 @@ import type { LeakRecordsTable, LeakSourcesTable } from './leaks.tables.js';
 import { type NormalisedRecord, type RecordSeverity, recordKey } from '../../domain/leak-record.js';
 import type { InsertedRecord } from '../hooks.js';
 import { CorpusCopies, type EncodedRows, encodeRows } from './leaks.copy-rows.js';
-import { RECORD_COLUMNS, recordValues } from './leaks.record-rows.js';
+import { keyOrder, RECORD_COLUMNS, recordValues } from './leaks.record-rows.js';
 
 export type SourceRow = Selectable<LeakSourcesTable>;
 export type SavedSearchRow = Selectable<DB['saved_searches']>;
@@ -203,7 +203,7 @@ export class LeaksRepository {
         const ids = records.map(() => '');
         // Ids handed out in key order, the order rows go in: the primary key then grows at its
         // right edge, its pages filled, instead of splitting at random (70% full).
-        for (const i of keys.map((_, i) => i).sort((x, y) => Buffer.compare(keys[x] as Uint8Array, keys[y] as Uint8Array))) ids[i] = this.newId();
+        for (const i of keyOrder(keys)) ids[i] = this.newId();
         const returned = new Set(await this.insertRows(trx, records, ids, keys, sourceId, at));
         records.forEach((r, i) => {
           if (returned.has(ids[i] as string)) {
