@@ -48,6 +48,7 @@ describe('leak corpus bulk loads', () => {
     await leaks.bulk.begin();
     await leaks.bulk.begin(); // joining twice from one process is one part
     expect((await pgIndexes()).map((i) => i.name)).toEqual(['leak_records_fingerprint_key', 'leak_records_pkey']);
+    expect(await foreignKeys()).toEqual([]);
     expect(json(await ingest(main, [{ email: 'during@pgbulk.example', full_name: 'Zebulon During', ip: '198.51.100.9' }, { email: 'before@pgbulk.example', full_name: 'Quentin Before' }]))).toMatchObject({ accepted: 1, duplicates: 1 });
     // Every criterion still answers (full text too: PostgreSQL computes the vector as rows arrive).
     expect(await found('?email=during@pgbulk.example')).toBe(1);
@@ -55,8 +56,10 @@ describe('leak corpus bulk loads', () => {
     expect(await found('?q=quentin')).toBe(1);
     const steps: string[] = [];
     expect(await leaks.bulk.end((step) => steps.push(step))).toBe('rebuilt');
-    expect(steps).toHaveLength(11);
+    expect(steps).toHaveLength(12);
+    expect(steps.at(-1)).toBe('foreign key leak_records_source_id_fkey');
     expect(await pgIndexes()).toEqual(before);
+    expect(await foreignKeys()).toEqual([{ name: 'leak_records_source_id_fkey', valid: true }]);
     expect(await found('?q=zebulon')).toBe(1);
     expect(await found('?domain=pgbulk.example')).toBe(2);
     expect(await leaks.bulk.finish()).toBe(false);
@@ -67,6 +70,9 @@ describe('leak corpus bulk loads', () => {
     expect(rows[0]?.last_vacuum).toBeTruthy();
     expect(rows[0]?.last_analyze).toBeTruthy();
   });
+
+  const foreignKeys = async () =>
+    (await sql<{ name: string; valid: boolean }>`select conname as name, convalidated as valid from pg_constraint where conrelid = 'leak_records'::regclass and contype = 'f'`.execute(t.db)).rows;
 
   it.skipIf(!TEST_PG_URL)('PostgreSQL: the last importer to end rebuilds; a load whose importers are gone is finished by the next server, one still loading is left alone', async () => {
     const other = () => {

@@ -11,6 +11,13 @@ import type { BulkLoads } from './leaks.bulk-load.js';
  * (content keys: duplicates are skipped as records arrive) stay. Searches stay correct meanwhile,
  * only slower. The definitions dropped are kept in leak_bulk_loads.
  *
+ * On one server the records' foreign key to their source is set aside too: PostgreSQL checks it
+ * row by row (a query per row COPYed), once a batch is enough. Meanwhile each batch's transaction
+ * updates its source's record_count, which fails when the source is gone (see addToRecordCount),
+ * and a source's deletion removes the records committed before it itself (see deleteSource): no
+ * record is left without its source. At the end the key is added back (NOT VALID, at once) and
+ * validated after the index builds.
+ *
  * Who takes part is not kept in rows with heartbeats: each importer holds a shared advisory lock
  * on a connection of its own for as long as it loads. The rebuild takes the lock exclusively, so
  * it runs only when no importer is left; a killed importer's connection, and its lock, end with it.
@@ -41,7 +48,12 @@ interface SetAside {
   sql: string;
   /** The corpus shard whose table it indexes (THREATMON_CORPUS_SHARDS); absent: the main database's. */
   shard?: number;
+  /** A foreign key of leak_records (`sql` is its definition, as pg_get_constraintdef gives it), not an index. */
+  foreignKey?: boolean;
 }
+
+/** A foreign key's definition without a NOT VALID it may carry (it is added NOT VALID, then validated). */
+const validDefinition = (definition: string) => definition.replace(/\s+not\s+valid\s*$/i, '');
 
 /** On a shard: the indexes of its slot tables that a bulk load sets aside (not a key's). */
 const SHARD_INDEXES = `select i.relname as name, pg_get_indexdef(i.oid) as sql
@@ -108,9 +120,14 @@ export class PgBulkLoads implements BulkLoads {
             where x.indrelid = 'leak_records'::regclass
               and not exists (select 1 from pg_constraint c where c.conindid = x.indexrelid)
             order by i.relname`.execute(trx));
+          const keys = await sql<SetAside>`select conname as name, pg_get_constraintdef(oid) as sql from pg_constraint
+            where conrelid = 'leak_records'::regclass and contype = 'f' order by conname`.execute(trx);
+          rows.push(...keys.rows.map((k) => ({ ...k, foreignKey: true })));
         }
         await sql`insert into leak_bulk_loads (id, from_rowid, dropped_indexes, started_at) values (1, 0, ${JSON.stringify(rows)}, ${this.deps.clock().toISOString()})`.execute(trx);
-        if (!shards) for (const { name } of rows) await sql`drop index ${sql.id(name)}`.execute(trx);
+        if (!shards) {
+          for (const { name, foreignKey } of rows) await (foreignKey ? sql`alter table leak_records drop constraint ${sql.id(name)}` : sql`drop index ${sql.id(name)}`).execute(trx);
+        }
         return shards ? rows : [];
       });
       // Dropped once the load is recorded: a failure part-way leaves indexes the rebuild recreates.
@@ -188,8 +205,19 @@ export class PgBulkLoads implements BulkLoads {
     if (!load) return false;
     const aside = JSON.parse(load.dropped_indexes) as SetAside[];
     const shards = this.deps.database.corpusShards;
-    const local = aside.filter((i) => i.shard === undefined);
+    const local = aside.filter((i) => i.shard === undefined && !i.foreignKey);
+    const keys = aside.filter((i) => i.foreignKey);
+    // Enforced again at once for rows written from now on; the rows loaded meanwhile are checked below.
+    for (const { name, sql: definition } of keys) {
+      const { rows: found } = await sql`select 1 from pg_constraint where conrelid = 'leak_records'::regclass and conname = ${name}`.execute(db);
+      if (!found.length) await sql`alter table leak_records add constraint ${sql.id(name)} ${sql.raw(validDefinition(definition))} not valid`.execute(db);
+    }
     if (local.length) await this.build(db, () => this.db, local, onStep);
+    for (const { name } of keys) {
+      const started = Date.now();
+      await sql`alter table leak_records validate constraint ${sql.id(name)}`.execute(db);
+      onStep?.(`foreign key ${name}`, Date.now() - started);
+    }
     // Every shard builds its own at once, each on its own server.
     if (shards) {
       const sides = await Promise.allSettled(

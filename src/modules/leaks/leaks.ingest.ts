@@ -117,6 +117,7 @@ export class LeakIngest {
   async ingest(sourceId: string, items: IngestItems, actor: { p: Principal | null; ip: string | null }, options: IngestOptions = {}): Promise<IngestReport> {
     const source = await this.sources.get(sourceId);
     const run = new IngestRun(this.deps, options, {
+      opened: (trx) => this.repo.holdSource(trx, source.id),
       store: (trx, batch, report, counts) => this.storeBatch(trx, source, batch, report, counts),
       writeCounts: (trx, counts) => this.writeCounts(trx, source, counts),
       wordsCommitted: (counts) => this.repo.wordsCommitted(counts.words),
@@ -229,6 +230,8 @@ export class LeakIngest {
 
 /** What a run writes through: a batch with what the hooks raise, the counters at commit, the words committed. */
 interface RunWrites {
+  /** As a transaction opens: what it holds until its commit (the source: LeaksRepository.holdSource). */
+  opened(trx: Kysely<DB>): Promise<void>;
   store(trx: Kysely<DB>, batch: Batch, report: IngestReport, counts: TransactionCounts): Promise<void>;
   writeCounts(trx: Kysely<DB>, counts: TransactionCounts): Promise<void>;
   wordsCommitted(counts: TransactionCounts): void;
@@ -376,6 +379,7 @@ class IngestRun {
     if (!this.trx) {
       this.trx = await this.deps.database.db.startTransaction().execute();
       this.openedAt = this.deps.clock().getTime();
+      await this.writes.opened(this.trx);
     }
     return this.trx;
   }
@@ -396,10 +400,12 @@ class IngestRun {
     // A corpus shard that cannot be reached is named (see corpus-shards.ts).
     const shard = unreachableShard(err);
     const detail = shard ? `The ${shard} cannot be reached. ${this.progressDetail(this.committed)}` : this.progressDetail(this.committed);
-    this.stopped = new AppError('unavailable', 503, detail, {
-      body: { ...this.report, processed: this.committed, ...(shard ? { unavailable: shard } : {}) },
-      headers: shard ? { 'retry-after': '30' } : undefined,
-    });
+    const body = { ...this.report, processed: this.committed, ...(shard ? { unavailable: shard } : {}) };
+    // An error meant for the client (the source deleted meanwhile: 404) stays what it is.
+    this.stopped =
+      err instanceof AppError
+        ? new AppError(err.code, err.status, `${err.detail} ${this.progressDetail(this.committed)}`, { ...err.extra, body: { ...err.extra.body, ...body } })
+        : new AppError('unavailable', 503, detail, { body, headers: shard ? { 'retry-after': '30' } : undefined });
     // Logged (with the request id) by the error handler; never shown to the client.
     this.stopped.cause = err;
     return this.stopped;

@@ -6,6 +6,7 @@ import { pgIso, pgIsoText } from '../../db/json.js';
 import type { DB } from '../../db/schema.js';
 import type { LeakRecordsTable, LeakSourcesTable } from './leaks.tables.js';
 import { type NormalisedRecord, type RecordSeverity, recordKey } from '../../domain/leak-record.js';
+import { notFound } from '../../errors.js';
 import type { InsertedRecord } from '../hooks.js';
 import { CorpusCopies, type EncodedRows, encodeRows } from './leaks.copy-rows.js';
 import { keyOrder, RECORD_COLUMNS, recordValues } from './leaks.record-rows.js';
@@ -47,6 +48,9 @@ export const RECORD_JSON: Record<Dialect, RawBuilder<string>> = {
     'has_password', json(case when leak_records.password_sha1 is null then 'false' else 'true' end), 'severity', leak_records.severity,
     'extra', json(leak_records.extra), 'leaked_at', leak_records.leaked_at, 'created_at', leak_records.created_at)`,
 };
+
+/** The columns a record's counter changes are made of (counterDeltas, domainDeltas). */
+const COUNTED_COLUMNS = ['email', 'username', 'domain_rev', 'ip', 'phone', 'full_name', 'password_sha1', 'extra', 'leaked_at'] as const;
 
 /** Most words an ingesting process remembers as being in leak_words already (about 10 MB). */
 const MAX_KNOWN_WORDS = 200_000;
@@ -121,6 +125,19 @@ export class LeaksRepository {
     await db.deleteFrom('leak_sources').where('id', '=', id).execute();
   }
 
+  /**
+   * PostgreSQL, as an ingest's transaction opens: holds its source (as the records' foreign key
+   * would for each row), or fails when the source is gone. A deletion of the source then waits for
+   * the transaction's commit and removes what it stored (see LeaksService.deleteSource): a bulk
+   * load, which sets the foreign key aside, leaves no record without its source either. The
+   * deletion holds it `for update`, which waits for those transactions.
+   */
+  async holdSource(trx: Kysely<DB>, sourceId: string, mode: 'key share' | 'update' = 'key share'): Promise<void> {
+    if (this.database.sqlite) return;
+    const { rows } = await sql`select 1 from leak_sources where id = ${sourceId} for ${sql.raw(mode === 'update' ? 'update' : 'key share')}`.execute(trx);
+    if (!rows.length) throw notFound('No such leak source: it was deleted while its records were being stored.');
+  }
+
   async addToRecordCount(db: Kysely<DB>, sourceId: string, n: number): Promise<void> {
     await db
       .updateTable('leak_sources')
@@ -133,7 +150,7 @@ export class LeaksRepository {
   sourceRecords(db: Kysely<DB>, sourceId: string, limit: number) {
     return db
       .selectFrom('leak_records')
-      .select(['id', 'email', 'username', 'domain_rev', 'ip', 'phone', 'full_name', 'password_sha1', 'extra', 'leaked_at'])
+      .select(['id', ...COUNTED_COLUMNS])
       .where('source_id', '=', sourceId)
       .limit(limit)
       .execute();

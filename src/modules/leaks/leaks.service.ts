@@ -177,19 +177,24 @@ export class LeaksService {
   /** Removes a source and its records in batches (each its own transaction, counters kept right), yielding between them. */
   async deleteSource(actor: { p: Principal; ip: string }, id: string) {
     const source = await this.getSource(id);
+    const removeSome = async (trx: Kysely<DB>) => {
+      const rows = await this.repo.sourceRecords(trx, id, 2000);
+      if (rows.length === 0) return true;
+      await this.repo.deleteRecords(trx, rows.map((r) => r.id));
+      await this.repo.bumpCounters(trx, counterDeltas(rows, source.breach_date, -1));
+      await this.repo.bumpCounters(trx, domainDeltas(rows, -1), 'leak_domain_counts');
+      return false;
+    };
     for (;;) {
-      const done = await this.db.transaction().execute(async (trx) => {
-        const rows = await this.repo.sourceRecords(trx, id, 2000);
-        if (rows.length === 0) return true;
-        await this.repo.deleteRecords(trx, rows.map((r) => r.id));
-        await this.repo.bumpCounters(trx, counterDeltas(rows, source.breach_date, -1));
-        await this.repo.bumpCounters(trx, domainDeltas(rows, -1), 'leak_domain_counts');
-        return false;
-      });
-      if (done) break;
+      if (await this.db.transaction().execute(removeSome)) break;
       await yieldToEventLoop();
     }
     await this.db.transaction().execute(async (trx) => {
+      // The source row held first: an ingest holding it (LeaksRepository.holdSource) commits
+      // before this goes on, and what it stored is removed here, counters with it (the foreign
+      // key's cascade would not count them; a bulk load sets it aside).
+      await this.repo.holdSource(trx, id, 'update');
+      while (!(await removeSome(trx)));
       await this.repo.deleteSource(trx, id);
       await this.audit.recordAs(trx, actor, { action: 'leak_source.deleted', targetType: 'leak_source', targetId: id, changes: { name: source.name, record_count: source.record_count } });
     });
