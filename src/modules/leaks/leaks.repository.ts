@@ -410,11 +410,12 @@ export class LeaksRepository {
    */
   async afterLargeLoad(): Promise<void> {
     if (this.database.dialect !== 'postgres') return;
-    // Shards: each shard vacuums its own tables, all at once; the main database's statistics of
-    // the partitioned table (which the search's estimates read) are sampled from them after.
+    // Shards: each shard vacuums and analyses its own tables, all at once; searches read their
+    // statistics there (ShardSearch.corpusStats, estimates). The main database's ANALYZE of its
+    // foreign tables is not run: PostgreSQL 15's postgres_fdw fetches every row to sample them.
     const shards = this.database.corpusShards;
     if (shards) await Promise.all(shards.pools.map((p) => p.query('vacuum (analyze) leak_records')));
-    await sql.raw(shards ? 'analyze leak_records' : 'vacuum (analyze) leak_records').execute(this.db);
+    else await sql`vacuum (analyze) leak_records`.execute(this.db);
   }
 
   // --- saved searches ---
