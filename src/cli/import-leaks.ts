@@ -55,6 +55,12 @@ export type ImportReport = IngestReport & {
 /** Records per batch of a bulk load (up to; see LeaksService.ingest). */
 const BULK_BATCH_SIZE = 10_000;
 /**
+ * Records per batch made into COPY rows on the reader thread (PostgreSQL; up to): smaller than the
+ * writer's own batches, so that the reader, the writer and the server take turns more finely on
+ * the cores they share (docs/SCALING.md has the figures).
+ */
+const READER_ROWS_BATCH = 2_000;
+/**
  * A bulk load keeps its transaction open for more batches for this long: each commit writes every
  * page the transaction touched, and a source's content keys are in random order, so each batch of a
  * large source touches most of the key index again. Other writers (the API) wait up to about this long.
@@ -114,7 +120,7 @@ async function load(leaks: LeaksService, source: { id: string }, opts: ImportOpt
     columns: opts.columns,
     rejects: opts.rejects,
     expansion: opts.expansion,
-    ...(made ? { makeRows: { ...made, sourceId: source.id, maxRecords: bulk ? BULK_BATCH_SIZE : BATCH_SIZE } } : {}),
+    ...(made ? { makeRows: { ...made, sourceId: source.id, maxRecords: bulk ? READER_ROWS_BATCH : BATCH_SIZE } } : {}),
   };
   // Where the reader stands in the file: the bar moves with it, even through input that gives no record.
   let position = 0;
