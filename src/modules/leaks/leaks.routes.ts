@@ -160,7 +160,7 @@ export const leaksRoutes: FastifyPluginAsyncTypebox<{ leaks: LeaksService }> = a
     '/leaks/sources/:id/',
     {
       config: { staffOnly: true },
-      schema: { tags, summary: 'Delete a leak source and its records (staff)', description: 'Records go in batches, each its own transaction, so the API keeps answering meanwhile.', params: IdParams, response: { 204: NoContent, ...errorResponses(401, 403, 404) } },
+      schema: { tags, summary: 'Delete a leak source and its records (staff)', description: 'Records go in batches, each its own transaction, so the API keeps answering meanwhile. An ingest into the source still running is waited for (its open transaction) and what it stored is removed too; its next transaction answers 404.', params: IdParams, response: { 204: NoContent, ...errorResponses(401, 403, 404) } },
     },
     async (request, reply) => {
       await leaks.deleteSource(actorOf(request), request.params.id);
@@ -193,7 +193,7 @@ export const leaksRoutes: FastifyPluginAsyncTypebox<{ leaks: LeaksService }> = a
             'text/csv': { schema: Type.String({ description: 'CSV: a header row of record field names (email, username, password, ...), then one record per row.' }) },
           },
         },
-        response: { 200: IngestResultSchema, ...errorResponses(400, 401, 403, 404, 413, 415) },
+        response: { 200: IngestResultSchema, ...errorResponses(400, 401, 403, 404, 413, 415, 503) },
       },
     },
     async (request, reply) => {
