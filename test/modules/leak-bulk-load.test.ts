@@ -98,8 +98,10 @@ describe('leak corpus bulk loads', () => {
       await sql`select pg_terminate_backend(l.pid) from pg_locks l where l.locktype = 'advisory' and l.mode = 'ShareLock'
         and ((l.classid::bigint << 32) | l.objid::bigint) = hashtext(current_schema() || '.leak_bulk_load')::bigint`.execute(t.db);
       expect((await pgIndexes()).length).toBe(2);
+      expect(await foreignKeys()).toEqual([]);
       expect(await server.leaks.bulk.finishInterrupted()).toBe('finished');
       expect(await pgIndexes()).toEqual(before);
+      expect(await foreignKeys()).toEqual([{ name: 'leak_records_source_id_fkey', valid: true }]);
       expect(await server.leaks.bulk.finishInterrupted()).toBe('none');
     } finally {
       // Not a: its bulk-load connection was cut, and its pool waits for that connection's return.
