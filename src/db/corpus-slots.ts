@@ -1,4 +1,5 @@
 import { hash } from 'node:crypto';
+import { serverErrorCode } from './pg-errors.js';
 
 /**
  * The corpus spread over several PostgreSQL servers (THREATMON_CORPUS_SHARDS).
@@ -45,8 +46,8 @@ const CONNECTION_CODES = /^(08|57P0)/;
 
 /** A failure of the connection to a shard rather than of the statement: no error from the server, or a CONNECTION_CODES one. */
 export function connectionFailed(err: unknown): boolean {
-  const e = err as { code?: unknown; severity?: unknown } | null;
-  return typeof e?.severity !== 'string' || (typeof e.code === 'string' && CONNECTION_CODES.test(e.code));
+  const code = serverErrorCode(err);
+  return code === null || CONNECTION_CODES.test(code);
 }
 
 /** The slot (one hex digit) of a record, from what it is searched by most precisely. */

@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { type Kysely, sql } from 'kysely';
 import type pg from 'pg';
+import { serverErrorCode } from './pg-errors.js';
 import type { DB } from './schema.js';
 
 /** Where ReadReplicas says a replica went down or came back (the app's logger once it is built). */
@@ -28,12 +29,11 @@ export function lsnValue(lsn: string | null | undefined): bigint {
 
 /** Errors after which a read is run again on the primary: the replica, not the query, failed. */
 function replicaFailed(err: unknown): boolean {
-  const e = err as { code?: unknown; severity?: unknown } | null;
-  // Not an error the server sent (those carry a severity): the connection failed (refused, reset,
-  // cut, timed out). From the server: classes 08 connection, 57 operator intervention (shut down,
-  // conflict with recovery), 53 resources, 58 system, 40 (a standby cancels a read that conflicts
-  // with what it replays).
-  return typeof e?.severity !== 'string' || typeof e.code !== 'string' || /^(08|57|53|58|40|XX)/.test(e.code);
+  const code = serverErrorCode(err);
+  // No error from the server: the connection failed. From the server: classes 08 connection, 57
+  // operator intervention (shut down, conflict with recovery), 53 resources, 58 system, 40 (a
+  // standby cancels a read that conflicts with what it replays), or no SQLSTATE at all.
+  return code === null || code === '' || /^(08|57|53|58|40|XX)/.test(code);
 }
 
 export function replicaName(url: string): string {

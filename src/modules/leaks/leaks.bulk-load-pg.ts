@@ -12,11 +12,10 @@ import type { BulkLoads } from './leaks.bulk-load.js';
  * only slower. The definitions dropped are kept in leak_bulk_loads.
  *
  * On one server the records' foreign key to their source is set aside too: PostgreSQL checks it
- * row by row (a query per row COPYed), once a batch is enough. Meanwhile each batch's transaction
- * updates its source's record_count, which fails when the source is gone (see addToRecordCount),
- * and a source's deletion removes the records committed before it itself (see deleteSource): no
- * record is left without its source. At the end the key is added back (NOT VALID, at once) and
- * validated after the index builds.
+ * with a query per row COPYed, where once a transaction is enough. Meanwhile each ingest transaction
+ * holds its source row (LeaksRepository.holdSource) and a source's deletion waits for those and
+ * removes what they stored (LeaksService.deleteSource): no record is left without its source. At
+ * the end the key is added back (NOT VALID, at once) and validated after the index builds.
  *
  * Who takes part is not kept in rows with heartbeats: each importer holds a shared advisory lock
  * on a connection of its own for as long as it loads. The rebuild takes the lock exclusively, so
