@@ -14,6 +14,7 @@ import { createDeps } from '../../src/deps.js';
 import { BULK_LOAD_ALIVE_MS } from '../../src/modules/leaks/leaks.service.js';
 import type { User } from '../../src/modules/identity/index.js';
 import { buildTestApp, JWT_SECRET, json, TEST_PG_URL, type TestApp } from '../helpers/build-app.js';
+import { leakRecordForeignKeys } from '../helpers/pg-catalog.js';
 
 describe('leak corpus bulk loads', () => {
   let t: TestApp;
@@ -71,8 +72,7 @@ describe('leak corpus bulk loads', () => {
     expect(rows[0]?.last_analyze).toBeTruthy();
   });
 
-  const foreignKeys = async () =>
-    (await sql<{ name: string; valid: boolean }>`select conname as name, convalidated as valid from pg_constraint where conrelid = 'leak_records'::regclass and contype = 'f'`.execute(t.db)).rows;
+  const foreignKeys = () => leakRecordForeignKeys(t.db);
 
   it.skipIf(!TEST_PG_URL)('PostgreSQL: the last importer to end rebuilds; a load whose importers are gone is finished by the next server, one still loading is left alone', async () => {
     const other = () => {

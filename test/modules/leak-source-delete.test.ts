@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { User } from '../../src/modules/identity/index.js';
 import { buildTestApp, json, TEST_PG_URL, type TestApp } from '../helpers/build-app.js';
+import { leakRecordForeignKeys } from '../helpers/pg-catalog.js';
 
 /**
  * A source deleted while an ingest into it is open (PostgreSQL): the deletion waits for the
@@ -13,8 +14,7 @@ describe('deleting a leak source during an ingest', () => {
   let staff: User;
   const createSource = async (name: string) => json(await t.as(staff, { method: 'POST', url: '/api/v1/leaks/sources/', payload: { name } })).id as string;
   const ingest = (id: string, records: object[]) => t.as(staff, { method: 'POST', url: `/api/v1/leaks/sources/${id}/records/`, payload: records });
-  const foreignKeys = async () =>
-    (await sql<{ name: string; valid: boolean }>`select conname as name, convalidated as valid from pg_constraint where conrelid = 'leak_records'::regclass and contype = 'f'`.execute(t.db)).rows;
+  const foreignKeys = () => leakRecordForeignKeys(t.db);
 
   beforeAll(async () => {
     t = await buildTestApp();
@@ -35,12 +35,13 @@ describe('deleting a leak source during an ingest', () => {
       const doomed = await createSource(`PG doomed ${bulk}`);
       expect(json(await ingest(doomed, [{ email: 'first@doomed.example', password: 'Doomed-1' }, { email: 'second@doomed.example' }])).accepted).toBe(2);
       let deleting: ReturnType<TestApp['as']> | undefined;
-      const off = t.services.hooks.on('leaks.ingested', async () => {
-        // The deletion starts while this batch is stored and not committed, and is let wait for it.
+      const off = t.services.hooks.on('leaks.ingested', async (trx) => {
+        // The deletion starts while this batch is stored and not committed, and is let wait for it:
+        // until a backend is blocked by this transaction's own (another test's waits do not count).
         deleting ??= t.as(staff, { method: 'DELETE', url: `/api/v1/leaks/sources/${doomed}/` });
+        const { rows: me } = await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(trx);
         for (;;) {
-          const { rows } = await sql<{ waiting: boolean }>`select exists (select 1 from pg_locks l join pg_stat_activity a on a.pid = l.pid
-            where not l.granted and a.datname = current_database()) as waiting`.execute(t.db);
+          const { rows } = await sql<{ waiting: boolean }>`select exists (select 1 from pg_stat_activity where ${me[0]?.pid}::int = any(pg_blocking_pids(pid))) as waiting`.execute(t.db);
           if (rows[0]?.waiting) break;
         }
         return { alerts: 0, exposures: 0 };

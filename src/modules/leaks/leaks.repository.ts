@@ -135,7 +135,7 @@ export class LeaksRepository {
   async holdSource(trx: Kysely<DB>, sourceId: string, mode: 'key share' | 'update' = 'key share'): Promise<void> {
     if (this.database.sqlite) return;
     const { rows } = await sql`select 1 from leak_sources where id = ${sourceId} for ${sql.raw(mode === 'update' ? 'update' : 'key share')}`.execute(trx);
-    if (!rows.length) throw notFound('No such leak source: it was deleted while its records were being stored.');
+    if (!rows.length) throw notFound('No such leak source: it was deleted meanwhile.');
   }
 
   async addToRecordCount(db: Kysely<DB>, sourceId: string, n: number): Promise<void> {
