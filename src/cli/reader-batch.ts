@@ -1,7 +1,7 @@
 import { type NormalisedRecord, type RecordResult, type RecordSeverity, STORED_FIELDS } from '../domain/leak-record.js';
 import type { FieldError } from '../http/errors.js';
 import type { IngestItem } from '../modules/leaks/index.js';
-import { BATCH_SIZE, counterDeltas, domainDeltas, type EncodedRows, encodeRows, MAX_BATCH_BYTES, type RowsMade } from '../modules/leaks/index.js';
+import { BATCH_SIZE, type EncodedRows, MAX_BATCH_BYTES, type RowsMade, RowsInProgress } from '../modules/leaks/index.js';
 import { uuidV7Ids } from '../runtime/ids.js';
 
 /**
@@ -50,8 +50,8 @@ export type MakeRows = RowsMade & { sourceId: string; maxRecords: number };
 
 /** A batch being filled (reader side). */
 export class BatchBuilder {
-  /** With MakeRows: the batch's valid records (their keys in `keys`), made into rows when it is taken. */
-  private readonly made?: { records: NormalisedRecord[]; readonly newId: () => string; limit: number };
+  /** With MakeRows: the batch's valid records (their keys in `keys`) made into rows as they come, put in order when it is taken. */
+  private readonly made?: { rows: RowsInProgress; readonly newId: () => string; limit: number };
   private batch: ReaderBatch;
   /** The keys of the batch being filled, in a buffer that grows as needed (`keys` is cut from it). */
   private keys = Buffer.alloc(1000 * KEY_BYTES);
@@ -66,7 +66,10 @@ export class BatchBuilder {
   ) {
     this.batch = BatchBuilder.empty(start);
     // Batches as the writer would cut them (see IngestRun): from BATCH_SIZE, doubling.
-    if (makeRows) this.made = { records: [], newId: uuidV7Ids(), limit: Math.min(BATCH_SIZE, makeRows.maxRecords) };
+    if (makeRows) {
+      const { sourceId, at, slotted, breachDate } = makeRows;
+      this.made = { rows: new RowsInProgress({ sourceId, at, slotted, counting: { breachDate } }), newId: uuidV7Ids(), limit: Math.min(BATCH_SIZE, makeRows.maxRecords) };
+    }
   }
 
   /** Whether the batch is to be sent now: `records` and `bytes` are the reader's own limits, rows made have the writer's. */
@@ -92,8 +95,9 @@ export class BatchBuilder {
     const b = this.batch;
     if (line !== undefined) (b.lines ??= []).push(line);
     if (result.ok && this.made) {
-      this.writeKey(this.made.records.length, keyHex);
-      this.made.records.push(result.record);
+      const n = this.made.rows.count;
+      this.writeKey(n, keyHex);
+      this.made.rows.add(result.record, this.keys.subarray(n * KEY_BYTES, (n + 1) * KEY_BYTES));
     } else if (result.ok) {
       const r = result.record;
       // Its key goes where its values start, counted in records.
@@ -134,17 +138,12 @@ export class BatchBuilder {
   take(): ReaderBatch {
     const full = this.batch;
     const made = this.made;
-    if (made && this.makeRows && made.records.length) {
-      const { sourceId, at, breachDate, slotted, maxRecords } = this.makeRows;
+    if (made && this.makeRows && made.rows.count) {
+      const records = made.rows.count;
       // Views of the batch's keys: read before the next batch writes over them.
-      const keys = made.records.map((_, i) => this.keys.subarray(i * KEY_BYTES, (i + 1) * KEY_BYTES));
-      const { rows, order } = encodeRows(made.records, keys, made.newId, sourceId, at, slotted);
-      const kept = order.map((i) => made.records[i] as NormalisedRecord);
-      rows.counts = { corpus: [...counterDeltas(kept, breachDate, 1)], domains: [...domainDeltas(kept, 1)] };
-      rows.texts = kept.map((r) => r.search_text);
-      full.encoded = { rows, records: made.records.length };
-      made.records = [];
-      made.limit = Math.min(made.limit * 2, maxRecords);
+      const keys = Array.from({ length: records }, (_, i) => this.keys.subarray(i * KEY_BYTES, (i + 1) * KEY_BYTES));
+      full.encoded = { rows: made.rows.take(keys, made.newId).rows, records };
+      made.limit = Math.min(made.limit * 2, this.makeRows.maxRecords);
     }
     // A copy of its own (a view would take the whole buffer along when cloned), as a plain
     // Uint8Array: a Buffer arrives as one anyway.

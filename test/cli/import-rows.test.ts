@@ -5,7 +5,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { importLeaks } from '../../src/cli/import-leaks.js';
 import { idInSlot, recordSlot, slotOfId } from '../../src/db/corpus-slots.js';
 import { normaliseRecord, type NormalisedRecord, recordKey } from '../../src/domain/leak-record.js';
-import { encodeRows } from '../../src/modules/leaks/leaks.copy-rows.js';
+import { encodeRows, RowsInProgress } from '../../src/modules/leaks/leaks.copy-rows.js';
+import { counterDeltas, domainDeltas } from '../../src/modules/leaks/leaks.counters.js';
 import { copyChunks } from '../../src/modules/leaks/leaks.record-rows.js';
 import { buildTestApp, json, TEST_PG_URL, type TestApp } from '../helpers/build-app.js';
 import { type Replica, startServer } from '../helpers/pg-replica.js';
@@ -64,6 +65,39 @@ describe('encodeRows', () => {
       expect(text.split('\n').filter(Boolean).map((line) => line.slice(0, 36))).toEqual(ids);
     }
     expect(idInSlot(rows.ids[0] as string, 'f').endsWith('f')).toBe(true);
+  });
+
+  it('made record by record as the reader does (RowsInProgress): the same rows, the counter changes and search texts of the rows, none after a repeat', () => {
+    const at = '2026-01-01T00:00:00.000Z';
+    const dated = [...records, normalised({ email: 'y@rows.example', password: 'pw', leaked_at: '2023-04-05' })];
+    const datedKeys = dated.map((r) => recordKey(SOURCE, r.fingerprint));
+    const unique = [0, 1, 2, 4, 5];
+    for (const slotted of [false, true]) {
+      const progress = new RowsInProgress({ sourceId: SOURCE, at, slotted, counting: { breachDate: '2022-11-01' } });
+      // The key is read as the record is added: a buffer written over afterwards changes nothing.
+      const scratch = new Uint8Array(16);
+      for (const i of unique) {
+        scratch.set(datedKeys[i] as Uint8Array);
+        progress.add(dated[i] as NormalisedRecord, scratch);
+      }
+      n = 0;
+      const made = progress.take(unique.map((i) => datedKeys[i] as Uint8Array), newId);
+      n = 0;
+      const whole = encodeRows(unique.map((i) => dated[i] as NormalisedRecord), unique.map((i) => datedKeys[i] as Uint8Array), newId, SOURCE, at, slotted);
+      expect(Buffer.from(made.rows.copy).toString()).toBe(Buffer.from(whole.rows.copy).toString());
+      expect(made.rows.ids).toEqual(whole.rows.ids);
+      expect(made.rows.slotEnds).toEqual(whole.rows.slotEnds);
+      const kept = made.order.map((k) => dated[unique[k] as number] as NormalisedRecord);
+      expect(new Map(made.rows.counts?.corpus)).toEqual(counterDeltas(kept, '2022-11-01', 1));
+      expect(new Map(made.rows.counts?.domains)).toEqual(domainDeltas(kept, 1));
+      expect(made.rows.texts).toEqual(kept.map((r) => r.search_text));
+      // Taken, it starts again: a batch with a repeated record gives no counts (the writer counts what was stored).
+      dated.forEach((r, i) => progress.add(r, datedKeys[i] as Uint8Array));
+      const repeated = progress.take(datedKeys, newId);
+      expect(repeated.order).toHaveLength(5);
+      expect(repeated.rows.counts).toBeUndefined();
+      expect(repeated.rows.texts).toHaveLength(5);
+    }
   });
 });
 

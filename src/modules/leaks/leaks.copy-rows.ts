@@ -5,7 +5,8 @@ import { copyStraight } from '../../db/copy-straight.js';
 import type { Database } from '../../db/database.js';
 import type { DB } from '../../db/schema.js';
 import type { NormalisedRecord } from '../../domain/leak-record.js';
-import { copyChunks, eachKeyOnce, keyOrder, RECORD_COLUMNS } from './leaks.record-rows.js';
+import { CorpusTally } from './leaks.counters.js';
+import { type CopyValue, copyValueRoom, eachKeyOnce, keyOrder, RECORD_COLUMNS, recordValues, writeCopyValue } from './leaks.record-rows.js';
 
 /**
  * A batch's rows in COPY's text format, made once, where its records are: on the writer for an
@@ -21,6 +22,7 @@ export interface EncodedRows {
   /**
    * The counter changes of storing every row (counterDeltas, domainDeltas): the reader counts them
    * beside the bytes, and they hold when every row was new (else the rows stored are read back).
+   * None when a record of the batch repeated another (the writer counts what was stored).
    */
   counts?: { corpus: Array<[string, number]>; domains: Array<[string, number]> };
   /**
@@ -45,48 +47,113 @@ export function encodeRows(
   at: string,
   slotted: boolean,
 ): { rows: EncodedRows; order: number[] } {
-  const inKeyOrder = keyOrder(keys);
-  const once = eachKeyOnce(keys as Uint8Array[], inKeyOrder);
-  const ids = new Array<string>(records.length);
-  // Every record takes an id, a repeat too, as a row-by-row insert hands them out: the same
-  // records get the same ids whichever way they are written.
-  for (const i of inKeyOrder) ids[i] = newId();
-  // Each slot's rows together, in key order within it (a stable grouping of the key order).
-  const groups: number[][] = slotted ? Array.from({ length: SLOTS }, () => []) : [once];
-  if (slotted) {
-    for (const i of once) {
-      const slot = recordSlot(records[i] as NormalisedRecord, keys[i] as Uint8Array);
-      ids[i] = idInSlot(ids[i] as string, slot);
-      (groups[Number.parseInt(slot, 16)] as number[]).push(i);
+  const rows = new RowsInProgress({ sourceId, at, slotted });
+  records.forEach((r, i) => rows.add(r, keys[i] as Uint8Array));
+  return rows.take(keys, newId);
+}
+
+/** Bytes of a UUID as text. */
+const ID_BYTES = 36;
+
+/**
+ * A batch's rows made record by record as the records come: each record's row but its id (the
+ * columns after it, in COPY text) is written at once into one buffer, so the import's reader keeps
+ * bytes rather than record objects until the batch is cut; then the ids are handed out in key order
+ * and the rows put in order (see EncodedRows). With `counting`, the counter changes and search texts
+ * go along (EncodedRows.counts, texts), tallied as the records come.
+ */
+export class RowsInProgress {
+  private tails = Buffer.allocUnsafe(256 * 1024);
+  private used = 0;
+  /** Where each record's row ends in `tails`. */
+  private ends: number[] = [];
+  /** Each record's slot (slotted), as a number. */
+  private slots: number[] = [];
+  private texts: string[] = [];
+  private corpus?: CorpusTally;
+  private domains = new Map<string, number>();
+
+  constructor(private readonly o: { sourceId: string; at: string; slotted: boolean; counting?: { breachDate: string | null } }) {
+    if (o.counting) this.corpus = new CorpusTally(o.counting.breachDate);
+  }
+
+  get count(): number {
+    return this.ends.length;
+  }
+
+  /** Adds a record with its key, used at once (a view of a buffer written over later will do). */
+  add(r: NormalisedRecord, key: Uint8Array): void {
+    const values = recordValues(r, '', this.o.sourceId, this.o.at, key);
+    for (let c = 1; c < values.length; c++) {
+      const v = values[c] as CopyValue;
+      const most = copyValueRoom(v);
+      if (this.used + most > this.tails.length) {
+        const grown = Buffer.allocUnsafe(Math.max(this.tails.length * 2, this.used + most));
+        this.tails.copy(grown, 0, 0, this.used);
+        this.tails = grown;
+      }
+      this.tails[this.used++] = 0x09;
+      this.used = writeCopyValue(this.tails, this.used, v);
+    }
+    this.tails[this.used++] = 0x0a;
+    this.ends.push(this.used);
+    if (this.o.slotted) this.slots.push(Number.parseInt(recordSlot(r, key), 16));
+    if (this.corpus) {
+      this.corpus.add(r);
+      if (r.domain_rev) this.domains.set(r.domain_rev, (this.domains.get(r.domain_rev) ?? 0) + 1);
+      this.texts.push(r.search_text);
     }
   }
-  const chunks: Uint8Array[] = [];
-  const rowEnds: number[] = [];
-  const byteEnds: number[] = [];
-  let bytes = 0;
-  let rows = 0;
-  for (const group of groups) {
-    const pick = <T>(list: readonly T[]) => group.map((i) => list[i] as T);
-    for (const chunk of copyChunks(pick(records), pick(ids), pick(keys), sourceId, at)) {
-      chunks.push(chunk);
-      bytes += chunk.length;
+
+  /** The rows of the records added (`keys`: theirs, in the order added), and the record each row is of; starts again empty. */
+  take(keys: readonly Uint8Array[], newId: () => string): { rows: EncodedRows; order: number[] } {
+    const inKeyOrder = keyOrder(keys);
+    const once = eachKeyOnce(keys as Uint8Array[], inKeyOrder);
+    const ids = new Array<string>(keys.length);
+    // Every record takes an id, a repeat too, as a row-by-row insert hands them out: the same
+    // records get the same ids whichever way they are written.
+    for (const i of inKeyOrder) ids[i] = newId();
+    // Each slot's rows together, in key order within it (a stable grouping of the key order).
+    const groups: number[][] = this.o.slotted ? Array.from({ length: SLOTS }, () => []) : [once];
+    if (this.o.slotted) {
+      for (const i of once) {
+        const slot = this.slots[i] as number;
+        ids[i] = idInSlot(ids[i] as string, slot.toString(16));
+        (groups[slot] as number[]).push(i);
+      }
     }
-    rows += group.length;
-    rowEnds.push(rows);
-    byteEnds.push(bytes);
+    const order = this.o.slotted ? groups.flat() : once;
+    const start = (i: number) => (i ? (this.ends[i - 1] as number) : 0);
+    let bytes = 0;
+    for (const i of order) bytes += ID_BYTES + (this.ends[i] as number) - start(i);
+    // A buffer of its own (not a slice of Node's pool): a reader thread hands it over to the writer.
+    const copy = Buffer.allocUnsafeSlow(bytes);
+    const rowEnds: number[] = [];
+    const byteEnds: number[] = [];
+    let o = 0;
+    let row = 0;
+    for (const group of groups) {
+      for (const i of group) {
+        o += copy.write(ids[i] as string, o, 'latin1');
+        o += this.tails.copy(copy, o, start(i), this.ends[i]);
+      }
+      row += group.length;
+      rowEnds.push(row);
+      byteEnds.push(o);
+    }
+    const rows: EncodedRows = { copy: new Uint8Array(copy.buffer, 0, bytes), ids: order.map((i) => ids[i] as string) };
+    if (this.o.slotted) rows.slotEnds = { rows: rowEnds, bytes: byteEnds };
+    // The counts hold for the rows when no record repeated another (then the writer reads the stored rows back).
+    if (this.corpus && once.length === keys.length) rows.counts = { corpus: [...this.corpus.deltas(1)], domains: [...this.domains] };
+    if (this.corpus) rows.texts = order.map((i) => this.texts[i] as string);
+    this.used = 0;
+    this.ends = [];
+    this.slots = [];
+    this.texts = [];
+    this.domains = new Map();
+    if (this.o.counting) this.corpus = new CorpusTally(this.o.counting.breachDate);
+    return { rows, order };
   }
-  const order = slotted ? groups.flat() : once;
-  // A buffer of its own (not a slice of Node's pool): a reader thread hands it over to the writer.
-  const copy = new Uint8Array(bytes);
-  let o = 0;
-  for (const chunk of chunks) {
-    copy.set(chunk, o);
-    o += chunk.length;
-  }
-  return {
-    rows: { copy, ids: order.map((i) => ids[i] as string), ...(slotted ? { slotEnds: { rows: rowEnds, bytes: byteEnds } } : {}) },
-    order,
-  };
 }
 
 /**

@@ -399,13 +399,13 @@ class IngestRun {
     this.pending = [];
     // A corpus shard that cannot be reached is named (see corpus-shards.ts).
     const shard = unreachableShard(err);
-    const detail = shard ? `The ${shard} cannot be reached. ${this.progressDetail(this.committed)}` : this.progressDetail(this.committed);
+    const progress = this.progressDetail(this.committed);
     const body = { ...this.report, processed: this.committed, ...(shard ? { unavailable: shard } : {}) };
     // An error meant for the client (the source deleted meanwhile: 404) stays what it is.
     this.stopped =
       err instanceof AppError
-        ? new AppError(err.code, err.status, `${err.detail} ${this.progressDetail(this.committed)}`, { ...err.extra, body: { ...err.extra.body, ...body } })
-        : new AppError('unavailable', 503, detail, { body, headers: shard ? { 'retry-after': '30' } : undefined });
+        ? new AppError(err.code, err.status, `${err.detail} ${progress}`, { ...err.extra, body: { ...err.extra.body, ...body } })
+        : new AppError('unavailable', 503, shard ? `The ${shard} cannot be reached. ${progress}` : progress, { body, headers: shard ? { 'retry-after': '30' } : undefined });
     // Logged (with the request id) by the error handler; never shown to the client.
     this.stopped.cause = err;
     return this.stopped;

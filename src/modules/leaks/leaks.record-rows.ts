@@ -57,32 +57,43 @@ export function* copyChunks(records: NormalisedRecord[], ids: string[], keys: Ui
   for (let i = 0; i < records.length; i++) {
     const values = recordValues(records[i] as NormalisedRecord, ids[i] as string, sourceId, at, keys[i]);
     for (let c = 0; c < values.length; c++) {
-      const v = values[c] as string | null | Uint8Array;
-      // Room for the value at its longest (3 bytes a UTF-16 unit, doubled by escapes), its tab and the newline.
-      const most = v === null ? 4 : v instanceof Uint8Array ? v.length * 2 + 5 : v.length * 6 + 2;
+      const v = values[c] as CopyValue;
+      const most = copyValueRoom(v);
       if (n + most > buf.length) {
         if (n) yield buf.subarray(0, n);
         buf = Buffer.allocUnsafe(Math.max(CHUNK_BYTES, most));
         n = 0;
       }
       if (c) buf[n++] = 0x09;
-      if (v === null) {
-        buf[n++] = 0x5c; // \N
-        buf[n++] = 0x4e;
-      } else if (v instanceof Uint8Array) {
-        // The key (bytea) in its hex form, whose backslash COPY's text format escapes: \\x...
-        buf[n++] = 0x5c;
-        buf[n++] = 0x5c;
-        buf[n++] = 0x78;
-        for (let b = 0; b < v.length; b++) {
-          buf[n++] = HEX[(v[b] as number) >> 4] as number;
-          buf[n++] = HEX[(v[b] as number) & 15] as number;
-        }
-      } else {
-        n += buf.write(NEEDS_ESCAPE.test(v) ? v.replace(EACH_ESCAPED, (ch) => COPY_ESCAPES[ch] as string) : v, n, 'utf8');
-      }
+      n = writeCopyValue(buf, n, v);
     }
     buf[n++] = 0x0a;
   }
   if (n) yield buf.subarray(0, n);
+}
+
+/** A value of a row (recordValues): text, null, or the key's bytes. */
+export type CopyValue = string | null | Uint8Array;
+
+/** Room for `v` at its longest in COPY text (3 bytes a UTF-16 unit, doubled by escapes), with its tab and a newline. */
+export const copyValueRoom = (v: CopyValue): number => (v === null ? 4 : v instanceof Uint8Array ? v.length * 2 + 5 : v.length * 6 + 2);
+
+/** Writes `v` in COPY's text format into `buf` at `n` (room for it checked: copyValueRoom); returns where it ends. */
+export function writeCopyValue(buf: Buffer, n: number, v: CopyValue): number {
+  if (v === null) {
+    buf[n++] = 0x5c; // \N
+    buf[n++] = 0x4e;
+  } else if (v instanceof Uint8Array) {
+    // The key (bytea) in its hex form, whose backslash COPY's text format escapes: \\x...
+    buf[n++] = 0x5c;
+    buf[n++] = 0x5c;
+    buf[n++] = 0x78;
+    for (let b = 0; b < v.length; b++) {
+      buf[n++] = HEX[(v[b] as number) >> 4] as number;
+      buf[n++] = HEX[(v[b] as number) & 15] as number;
+    }
+  } else {
+    n += buf.write(NEEDS_ESCAPE.test(v) ? v.replace(EACH_ESCAPED, (ch) => COPY_ESCAPES[ch] as string) : v, n, 'utf8');
+  }
+  return n;
 }
