@@ -9,7 +9,6 @@ import type { Module } from '../module-parts.js';
 
 export { IngestCutOff, type IngestItem, type IngestReport, LeaksService, type RowsMade } from './leaks.service.js';
 export { type EncodedRows, RowsInProgress } from './leaks.copy-rows.js';
-export { counterDeltas, domainDeltas } from './leaks.counters.js';
 export { BATCH_SIZE, MAX_BATCH_BYTES } from './leaks.ingest.js';
 export {
   DEFAULT_EXPANSION,

@@ -26,10 +26,11 @@ export interface EncodedRows {
    */
   counts?: { corpus: Array<[string, number]>; domains: Array<[string, number]> };
   /**
-   * The rows' search texts, whose words the writer adds to leak_words: the reader thread is the
-   * import's busiest, the writer forwarding bytes has time to split them.
+   * The rows' search texts, one after the other with a space between (one string to hand over, not
+   * one a row), whose words the writer adds to leak_words: the reader thread is the import's
+   * busiest, the writer forwarding bytes has time to split them.
    */
-  texts?: string[];
+  words?: string;
 }
 
 /** Batches of a source written through the staging table after a direct COPY met a stored key (see CorpusCopies). */
@@ -60,21 +61,32 @@ const ID_BYTES = 36;
  * columns after it, in COPY text) is written at once into one buffer, so the import's reader keeps
  * bytes rather than record objects until the batch is cut; then the ids are handed out in key order
  * and the rows put in order (see EncodedRows). With `counting`, the counter changes and search texts
- * go along (EncodedRows.counts, texts), tallied as the records come.
+ * go along (EncodedRows.counts, words), tallied as the records come.
  */
 export class RowsInProgress {
   private tails = Buffer.allocUnsafe(256 * 1024);
-  private used = 0;
+  // Set by reset().
+  private used!: number;
   /** Where each record's row ends in `tails`. */
-  private ends: number[] = [];
+  private ends!: number[];
   /** Each record's slot (slotted), as a number. */
-  private slots: number[] = [];
-  private texts: string[] = [];
+  private slots!: number[];
+  private texts!: string[];
   private corpus?: CorpusTally;
-  private domains = new Map<string, number>();
+  private domains!: Map<string, number>;
 
   constructor(private readonly o: { sourceId: string; at: string; slotted: boolean; counting?: { breachDate: string | null } }) {
-    if (o.counting) this.corpus = new CorpusTally(o.counting.breachDate);
+    this.reset();
+  }
+
+  /** Empty again (`tails` kept: its bytes are written over). */
+  private reset(): void {
+    this.used = 0;
+    this.ends = [];
+    this.slots = [];
+    this.texts = [];
+    this.domains = new Map();
+    if (this.o.counting) this.corpus = new CorpusTally(this.o.counting.breachDate);
   }
 
   get count(): number {
@@ -145,13 +157,8 @@ export class RowsInProgress {
     if (this.o.slotted) rows.slotEnds = { rows: rowEnds, bytes: byteEnds };
     // The counts hold for the rows when no record repeated another (then the writer reads the stored rows back).
     if (this.corpus && once.length === keys.length) rows.counts = { corpus: [...this.corpus.deltas(1)], domains: [...this.domains] };
-    if (this.corpus) rows.texts = order.map((i) => this.texts[i] as string);
-    this.used = 0;
-    this.ends = [];
-    this.slots = [];
-    this.texts = [];
-    this.domains = new Map();
-    if (this.o.counting) this.corpus = new CorpusTally(this.o.counting.breachDate);
+    if (this.corpus) rows.words = order.map((i) => this.texts[i] as string).join(' ');
+    this.reset();
     return { rows, order };
   }
 }
