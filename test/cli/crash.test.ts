@@ -4,13 +4,11 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Kysely } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
 import { prepareDatabase } from '../../src/db/prepare.js';
-import { createDeps } from '../../src/deps.js';
 import { JWT_SECRET, TEST_PG_URL, testDatabaseUrl } from '../helpers/build-app.js';
 import { countersAndRecounts } from '../helpers/recount.js';
 import { type Replica, startServer as startPgServer } from '../helpers/pg-replica.js';
-import { startServer as startServe, until, withDb } from '../helpers/serve.js';
+import { startServer as startServe, until, withDatabase, withDb } from '../helpers/serve.js';
 
 /**
  * Nothing acknowledged is lost when a process is killed outright (SIGKILL: no handler runs): a
@@ -63,14 +61,7 @@ const countRecords = (url: string, domain: string) =>
  * on the shards are ended, committed as its main transaction was, or rolled back. Until then a
  * batch committed in the main database (its counters) may still be prepared on a shard, unseen.
  */
-async function nextStart(url: string, shardsEnv: Record<string, string>) {
-  const deps = createDeps(loadConfig({ THREATMON_DATABASE_URL: url, THREATMON_JWT_SECRET: JWT_SECRET, ...shardsEnv }));
-  try {
-    await prepareDatabase(deps.database);
-  } finally {
-    await deps.database.close();
-  }
-}
+const nextStart = (url: string, shardsEnv: Record<string, string>) => withDatabase(url, prepareDatabase, shardsEnv);
 
 async function expectSound(url: string) {
   const { kept, recounted } = await withDb(url, countersAndRecounts);

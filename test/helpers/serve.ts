@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
 import type { Kysely } from 'kysely';
 import { loadConfig } from '../../src/config.js';
+import type { Database } from '../../src/db/database.js';
 import type { DB } from '../../src/db/schema.js';
 import { createDeps } from '../../src/deps.js';
 import { JWT_SECRET } from './build-app.js';
@@ -35,15 +36,18 @@ export async function stopServers(children: ChildProcess[]): Promise<void> {
   );
 }
 
-/** `fn` on a connection of its own to the database at `url`, closed after. */
-export async function withDb<T>(url: string, fn: (db: Kysely<DB>) => Promise<T>): Promise<T> {
-  const deps = createDeps(loadConfig({ THREATMON_DATABASE_URL: url, THREATMON_JWT_SECRET: JWT_SECRET }));
+/** `fn` on a Database of its own for `url` (and `env`, e.g. THREATMON_CORPUS_SHARDS), closed after. */
+export async function withDatabase<T>(url: string, fn: (database: Database) => Promise<T>, env: Record<string, string> = {}): Promise<T> {
+  const deps = createDeps(loadConfig({ THREATMON_DATABASE_URL: url, THREATMON_JWT_SECRET: JWT_SECRET, ...env }));
   try {
-    return await fn(deps.database.db);
+    return await fn(deps.database);
   } finally {
     await deps.database.close();
   }
 }
+
+/** `fn` on a connection of its own to the database at `url`, closed after. */
+export const withDb = <T>(url: string, fn: (db: Kysely<DB>) => Promise<T>): Promise<T> => withDatabase(url, (database) => fn(database.db));
 
 /** Waits for `check` to hold, asking again as the event loop turns (a bound on the number of tries, not on time). */
 export async function until(what: string, check: () => Promise<boolean>, tries = 10_000) {
