@@ -228,24 +228,23 @@ export class CorpusShards {
    * still running is waited for (the insert below waits on its row), never rolled back under it.
    */
   async recover(main: Kysely<DB>): Promise<{ committed: number; rolledBack: number }> {
-    const found = new Map<string, number[]>();
-    for (const [i, pool] of this.pools.entries()) {
+    const found = new Set<string>();
+    for (const pool of this.pools) {
       const { rows } = await pool.query<{ gid: string }>('select gid from pg_prepared_xacts where gid like $1', [`threatmon:${this.schema}:%`]);
-      for (const { gid } of rows) {
-        const batch = gid.split(':')[2] as string;
-        const positions = found.get(batch);
-        if (positions) positions.push(i);
-        else found.set(batch, [i]);
-      }
+      for (const { gid } of rows) found.add(gid.split(':')[2] as string);
     }
     const done = { committed: 0, rolledBack: 0 };
-    for (const [batch, positions] of found) {
+    for (const batch of found) {
       await sql`insert into corpus_commits (id, committed) values (${batch}, false) on conflict (id) do nothing`.execute(main);
       const { rows } = await sql<{ committed: boolean }>`select committed from corpus_commits where id = ${batch}`.execute(main);
       const commit = rows[0]?.committed === true;
-      for (const i of positions) {
+      // Asked again on every shard now that the batch's main transaction has ended: each part it
+      // prepared is prepared by now, and the row is deleted below only once none is left.
+      for (const [i, pool] of this.pools.entries()) {
+        const gid = this.gid(batch, i);
+        if (!(await pool.query('select 1 from pg_prepared_xacts where gid = $1', [gid])).rowCount) continue;
         try {
-          await (this.pools[i] as pg.Pool).query(`${commit ? 'commit' : 'rollback'} prepared '${this.gid(batch, i)}'`);
+          await pool.query(`${commit ? 'commit' : 'rollback'} prepared '${gid}'`);
           done[commit ? 'committed' : 'rolledBack']++;
         } catch (err) {
           if (!isGone(err)) throw err;

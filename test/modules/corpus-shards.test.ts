@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -313,30 +312,6 @@ describe.skipIf(!TEST_PG_URL)('corpus shards', () => {
     const again = await sharded.as(staffSharded, { method: 'POST', url: `/api/v1/leaks/sources/${sources[0]?.sharded}/records/`, payload: batch });
     expect(json(again), again.body).toMatchObject({ accepted: 2 });
     expect(json(await search('?domain=corp1.example')).count).toBeGreaterThan(0);
-  });
-
-  it('ends the shards\' prepared parts of a batch as its main transaction ended: committed or rolled back', async () => {
-    const shards = sharded.app.deps.database.corpusShards as CorpusShards;
-    const before = await shardCounts();
-    const shard0 = new pg.Client({ connectionString: servers[0]?.url });
-    shard0.on('error', () => {});
-    await shard0.connect();
-    // Two batches cut off between PREPARE on the shard and their main commit's aftermath: one
-    // whose main transaction committed (its row in corpus_commits), one whose main transaction did not.
-    const [committed, lost] = [randomUUID(), randomUUID()];
-    for (const [n, batch] of [committed, lost].entries()) {
-      await shard0.query('begin');
-      await shard0.query(`insert into leak_records (id, source_id, email, username, username_lower, domain, domain_rev, ip, ip_key, phone, full_name,
-        password_sha1, password_masked, extra, leaked_at, fingerprint, search_text, email_domain_rev, severity, password_ntlm, created_at) select (left(id::text, 30) || '${n}abcd' || right(id::text, 1))::uuid, source_id, email, username, username_lower, domain, domain_rev, ip, ip_key, phone, full_name,
-        password_sha1, password_masked, extra, leaked_at, decode(md5(random()::text), 'hex'), search_text, email_domain_rev, severity, password_ntlm, created_at from leak_records limit 1`);
-      await shard0.query(`prepare transaction '${shards.gid(batch, 0)}'`);
-    }
-    await sql`insert into corpus_commits (id) values (${committed})`.execute(sharded.db);
-    expect(await shards.recover(sharded.db)).toEqual({ committed: 1, rolledBack: 1 });
-    expect((await shard0.query('select count(*) as n from pg_prepared_xacts')).rows[0].n).toBe('0');
-    await shard0.end();
-    expect(await shardCounts()).toEqual(before.map((n, i) => (i === 0 ? n + 1 : n)));
-    expect((await sql<{ n: number }>`select count(*)::int as n from corpus_commits`.execute(sharded.db)).rows[0]?.n).toBe(0);
   });
 
   it('asks a search again when the layout changed while it ran, and gives up (503) past three changes', async () => {

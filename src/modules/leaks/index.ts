@@ -27,7 +27,7 @@ export { RECORD_JSON, RECORD_JSON_PG_VALUE, type HashMode, type SourceRow } from
 export { batchRecordTexts } from './leaks.shard-search.js';
 export { LeakRecordSchema, SOURCE_KINDS, type SourceKind } from './leaks.schemas.js';
 
-/** How often a server looks for a bulk load whose importers are gone. */
+/** How often a server looks for a bulk load whose importers are gone (and, over shards, for a batch's prepared parts). */
 const BULK_LOAD_WATCH_MS = 30_000;
 
 /** What the leaks module is made from. */
@@ -56,5 +56,20 @@ export function createLeaksModule(ctx: LeaksDeps) {
     { pollMs: ctx.bulkLoadWatchMs ?? BULK_LOAD_WATCH_MS },
   );
   const jobs: BackgroundJob[] = [{ name: 'abandoned bulk loads', start: (log) => abandoned.start(log), stop: () => abandoned.stop() }];
+  const shards = ctx.database.corpusShards;
+  if (shards) {
+    // A batch whose process died between its main commit and its shards' COMMIT PREPARED (or before
+    // its main commit) holds its shard parts prepared: unseen and locked until ended. A start ends
+    // them; a server that keeps running ends them here. Safe beside live batches (see recover()).
+    const prepared: JobLoop = new JobLoop(
+      async () => {
+        const done = await shards.recover(ctx.database.db);
+        if (done.committed + done.rolledBack > 0) prepared.log?.info?.(done, 'ended the corpus shards\' prepared parts of batches whose process is gone');
+      },
+      'corpus shards: ending prepared parts failed',
+      { pollMs: ctx.bulkLoadWatchMs ?? BULK_LOAD_WATCH_MS },
+    );
+    jobs.push({ name: 'prepared shard parts', start: (log) => prepared.start(log), stop: () => prepared.stop() });
+  }
   return { name: 'leaks', service, routes: [bind(leaksRoutes, { leaks: service })], jobs } as const satisfies Module;
 }
