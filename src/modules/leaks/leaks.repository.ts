@@ -240,12 +240,20 @@ export class LeaksRepository {
   /**
    * PostgreSQL: rows made in COPY's text format where they were read (the CLI's reader thread),
    * written as they are, skipping keys already stored; returns the ids of the rows that were new.
-   * The batch's search words are added as given (see insertRecords).
+   * The batch's search words are added as given (see insertRecords): over shards at the same time
+   * as the rows, the words going to the main database and the rows to the shards' own connections.
    */
   async insertEncoded(trx: Kysely<DB>, sourceId: string, rows: EncodedRows, words: Set<string>, givenWords: ReadonlyArray<readonly string[]>): Promise<string[]> {
-    const ids = await this.copies.write(trx, sourceId, rows);
-    await this.addWords(trx, givenWords, words);
-    return ids;
+    if (!this.database.corpusShards) {
+      const ids = await this.copies.write(trx, sourceId, rows);
+      await this.addWords(trx, givenWords, words);
+      return ids;
+    }
+    // Both settled before a failure is thrown: the rollback then finds neither still running.
+    const [ids, added] = await Promise.allSettled([this.copies.write(trx, sourceId, rows), this.addWords(trx, givenWords, words)]);
+    if (ids.status === 'rejected') throw ids.reason;
+    if (added.status === 'rejected') throw added.reason;
+    return ids.value;
   }
 
   /**
