@@ -1,4 +1,5 @@
-/** What the corpus-shards tests give both corpora (sharded and one server) alike. */
+/** What the corpus-shards tests give both corpora (sharded and one server) alike, and read from the shards. */
+import pg from 'pg';
 
 /** Ids that both corpora hand out alike: a counter, its last digit 0 (the sharded one writes its slot there). */
 export function countingIds() {
@@ -33,4 +34,16 @@ export function corpus(n: number, seed: number) {
     out.push(r);
   }
   return out;
+}
+
+/** The records each shard server holds, in their order. */
+export async function recordsOnEach(servers: ReadonlyArray<{ url: string }>): Promise<number[]> {
+  const counts: number[] = [];
+  for (const s of servers) {
+    const c = new pg.Client({ connectionString: s.url });
+    await c.connect();
+    counts.push(Number((await c.query('select count(*) as n from leak_records')).rows[0].n));
+    await c.end();
+  }
+  return counts;
 }

@@ -8,7 +8,7 @@ import type { User } from '../../src/modules/identity/index.js';
 import { buildTestApp, TEST_PG_URL, type TestApp } from '../helpers/build-app.js';
 import { type Replica, startServer } from '../helpers/pg-replica.js';
 import { until } from '../helpers/serve.js';
-import { corpus } from '../helpers/shard-corpus.js';
+import { corpus, recordsOnEach } from '../helpers/shard-corpus.js';
 
 /**
  * A batch over shards commits by two-phase commit (ShardBatch): its parts prepared on the shards,
@@ -35,16 +35,7 @@ describe.skipIf(!TEST_PG_URL)('corpus shards: the prepared parts of a batch cut 
     for (const s of servers) s.remove();
   });
 
-  const shardCounts = async () => {
-    const counts: number[] = [];
-    for (const s of servers) {
-      const c = new pg.Client({ connectionString: s.url });
-      await c.connect();
-      counts.push(Number((await c.query('select count(*) as n from leak_records')).rows[0].n));
-      await c.end();
-    }
-    return counts;
-  };
+  const shardCounts = () => recordsOnEach(servers);
 
   /** A new record on a shard: a copy of one there, its id (in the same slot) and fingerprint made new. */
   const copyOfARecord = `insert into leak_records (id, source_id, email, username, username_lower, domain, domain_rev, ip, ip_key, phone, full_name,

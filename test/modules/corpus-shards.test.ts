@@ -6,7 +6,7 @@ import { type CorpusShards, routeSlot, SLOTS } from '../../src/db/corpus-shards.
 import type { User } from '../../src/modules/identity/index.js';
 import { buildTestApp, json, TEST_PG_URL, type TestApp } from '../helpers/build-app.js';
 import { type Replica, startServer } from '../helpers/pg-replica.js';
-import { corpus, countingIds, unslotted } from '../helpers/shard-corpus.js';
+import { corpus, countingIds, recordsOnEach, unslotted } from '../helpers/shard-corpus.js';
 
 /** Every record both corpora were given. */
 const all = () => [7, 8, 9].flatMap((seed) => corpus(300, seed));
@@ -54,16 +54,7 @@ describe.skipIf(!TEST_PG_URL)('corpus shards', () => {
     for (const s of servers) s.remove();
   });
 
-  const shardCounts = async () => {
-    const counts: number[] = [];
-    for (const s of servers) {
-      const c = new pg.Client({ connectionString: s.url });
-      await c.connect();
-      counts.push(Number((await c.query('select count(*) as n from leak_records')).rows[0].n));
-      await c.end();
-    }
-    return counts;
-  };
+  const shardCounts = () => recordsOnEach(servers);
 
   it('spreads the records over the three servers, each holding its slots', async () => {
     const counts = await shardCounts();
