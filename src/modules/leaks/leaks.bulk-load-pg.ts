@@ -1,6 +1,7 @@
 import { type Kysely, type QueryExecutorProvider, sql } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import type { AppDeps } from '../../deps.js';
+import { allSettledOrThrow } from '../../domain/promises.js';
 import type { BulkLoads } from './leaks.bulk-load.js';
 
 /**
@@ -219,15 +220,13 @@ export class PgBulkLoads implements BulkLoads {
     }
     // Every shard builds its own at once, each on its own server.
     if (shards) {
-      const sides = await Promise.allSettled(
+      await allSettledOrThrow(
         shards.shards.map((_, i) => {
           const k = shards.kyselyOf(i);
           const mine = aside.filter((a) => a.shard === i);
-          return mine.length ? k.connection().execute((conn) => this.build(conn, () => k, mine, (step, ms) => onStep?.(`shard ${i}: ${step}`, ms))) : undefined;
+          return mine.length ? k.connection().execute((conn) => this.build(conn, () => k, mine, (step, ms) => onStep?.(`shard ${i}: ${step}`, ms))) : Promise.resolve();
         }),
       );
-      const failed = sides.find((s): s is PromiseRejectedResult => s.status === 'rejected');
-      if (failed) throw failed.reason;
     }
     await sql`delete from leak_bulk_loads`.execute(db);
     return true;
@@ -261,9 +260,7 @@ export class PgBulkLoads implements BulkLoads {
       await build(db, aside);
     } else {
       beside = 2;
-      const sides = await Promise.allSettled([other().connection().execute((conn) => build(conn, fullText)), build(db, rest)]);
-      const failed = sides.find((s): s is PromiseRejectedResult => s.status === 'rejected');
-      if (failed) throw failed.reason;
+      await allSettledOrThrow([other().connection().execute((conn) => build(conn, fullText)), build(db, rest)]);
     }
   }
 }

@@ -5,6 +5,7 @@ import { copyStraight } from '../../db/copy-straight.js';
 import type { Database } from '../../db/database.js';
 import type { DB } from '../../db/schema.js';
 import type { NormalisedRecord } from '../../domain/leak-record.js';
+import { allSettledOrThrow } from '../../domain/promises.js';
 import { CorpusTally } from './leaks.counters.js';
 import { type CopyValue, copyValueRoom, eachKeyOnce, keyOrder, RECORD_COLUMNS, recordValues, writeCopyValue } from './leaks.record-rows.js';
 
@@ -231,18 +232,15 @@ export class CorpusCopies {
       for (let r = fromRow; r < toRow; r++) part.ids.push(rows.ids[r] as string);
     }
     let metStoredKey = false;
-    // Every shard's part settled before a failure is thrown: the rollback then finds each of them done.
-    const written = await Promise.allSettled(
+    const written = await allSettledOrThrow(
       [...parts].map(async ([position, part]) => {
         const returned = await batch.insert(position, RECORD_COLUMNS, () => part.bytes, direct);
         if (direct && returned) metStoredKey = true;
         return returned ?? part.ids;
       }),
     );
-    const failed = written.find((p): p is PromiseRejectedResult => p.status === 'rejected');
-    if (failed) throw failed.reason;
     if (metStoredKey) this.paused.set(sourceId, DIRECT_COPY_PAUSE);
-    return written.flatMap((p) => (p.status === 'fulfilled' ? p.value : []));
+    return written.flat();
   }
 }
 

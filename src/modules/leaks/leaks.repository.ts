@@ -6,6 +6,7 @@ import { pgIso, pgIsoText } from '../../db/json.js';
 import type { DB } from '../../db/schema.js';
 import type { LeakRecordsTable, LeakSourcesTable } from './leaks.tables.js';
 import { type NormalisedRecord, type RecordSeverity, recordKey } from '../../domain/leak-record.js';
+import { allSettledOrThrow } from '../../domain/promises.js';
 import { notFound } from '../../errors.js';
 import type { InsertedRecord } from '../hooks.js';
 import { CorpusCopies, type EncodedRows, encodeRows } from './leaks.copy-rows.js';
@@ -249,11 +250,8 @@ export class LeaksRepository {
       await this.addWords(trx, givenWords, words);
       return ids;
     }
-    // Both settled before a failure is thrown: the rollback then finds neither still running.
-    const [ids, added] = await Promise.allSettled([this.copies.write(trx, sourceId, rows), this.addWords(trx, givenWords, words)]);
-    if (ids.status === 'rejected') throw ids.reason;
-    if (added.status === 'rejected') throw added.reason;
-    return ids.value;
+    const [ids] = await allSettledOrThrow([this.copies.write(trx, sourceId, rows), this.addWords(trx, givenWords, words)]);
+    return ids;
   }
 
   /**
