@@ -92,7 +92,9 @@ describe.skipIf(!TEST_PG_URL)('corpus shards: the prepared parts of a batch cut 
       recovered = shards.recover(sharded.db);
       // Its insert of the batch's id waits on this transaction's row: never a rollback under it.
       // (Asked outside this transaction: pg_stat_activity holds still within one.)
-      const waiting = sql<{ n: number }>`select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and query like 'insert into corpus_commits%'`;
+      const mine = (await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(trx)).rows[0]?.pid;
+      const waiting = sql<{ n: number }>`select count(*)::int as n from pg_stat_activity
+        where ${mine}::int = any(pg_blocking_pids(pid)) and query like 'insert into corpus_commits%'`;
       await until('recover waits on the open batch', async () => (await waiting.execute(sharded.db)).rows[0]?.n === 1);
     });
     expect(await recovered).toEqual({ committed: 1, rolledBack: 0 });
