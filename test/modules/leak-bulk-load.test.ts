@@ -14,7 +14,7 @@ import { createDeps } from '../../src/deps.js';
 import { BULK_LOAD_ALIVE_MS } from '../../src/modules/leaks/leaks.service.js';
 import type { User } from '../../src/modules/identity/index.js';
 import { buildTestApp, JWT_SECRET, json, TEST_PG_URL, type TestApp } from '../helpers/build-app.js';
-import { leakRecordForeignKeys } from '../helpers/pg-catalog.js';
+import { corpusAutovacuumOff, leakRecordForeignKeys } from '../helpers/pg-catalog.js';
 
 describe('leak corpus bulk loads', () => {
   let t: TestApp;
@@ -50,6 +50,7 @@ describe('leak corpus bulk loads', () => {
     await leaks.bulk.begin(); // joining twice from one process is one part
     expect((await pgIndexes()).map((i) => i.name)).toEqual(['leak_records_fingerprint_key', 'leak_records_pkey']);
     expect(await foreignKeys()).toEqual([]);
+    expect(await corpusAutovacuumOff(t.db)).toEqual(['leak_records']);
     expect(json(await ingest(main, [{ email: 'during@pgbulk.example', full_name: 'Zebulon During', ip: '198.51.100.9' }, { email: 'before@pgbulk.example', full_name: 'Quentin Before' }]))).toMatchObject({ accepted: 1, duplicates: 1 });
     // Every criterion still answers (full text too: PostgreSQL computes the vector as rows arrive).
     expect(await found('?email=during@pgbulk.example')).toBe(1);
@@ -61,6 +62,7 @@ describe('leak corpus bulk loads', () => {
     expect(steps.at(-1)).toBe('foreign key leak_records_source_id_fkey');
     expect(await pgIndexes()).toEqual(before);
     expect(await foreignKeys()).toEqual([{ name: 'leak_records_source_id_fkey', valid: true }]);
+    expect(await corpusAutovacuumOff(t.db)).toEqual([]);
     expect(await found('?q=zebulon')).toBe(1);
     expect(await found('?domain=pgbulk.example')).toBe(2);
     expect(await leaks.bulk.finish()).toBe(false);

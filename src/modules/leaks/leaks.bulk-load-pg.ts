@@ -1,4 +1,5 @@
 import { type Kysely, type QueryExecutorProvider, sql } from 'kysely';
+import type pg from 'pg';
 import type { DB } from '../../db/schema.js';
 import type { AppDeps } from '../../deps.js';
 import { allSettledOrThrow } from '../../domain/promises.js';
@@ -10,7 +11,8 @@ import type { BulkLoads } from './leaks.bulk-load.js';
  * sorted pass each with PostgreSQL's parallel workers, which is several times faster than keeping
  * eleven indexes (one of them full text) up to date row by row. The primary key and the unique key
  * (content keys: duplicates are skipped as records arrive) stay. Searches stay correct meanwhile,
- * only slower. The definitions dropped are kept in leak_bulk_loads.
+ * only slower. The definitions dropped are kept in leak_bulk_loads. Autovacuum of the corpus's
+ * tables is off while that row exists (see `autovacuum`).
  *
  * On one server the records' foreign key to their source is set aside too: PostgreSQL checks it
  * with a query per row COPYed, where once a transaction is enough. Meanwhile each ingest transaction
@@ -55,12 +57,29 @@ interface SetAside {
 /** A foreign key's definition without a NOT VALID it may carry (it is added NOT VALID, then validated). */
 const validDefinition = (definition: string) => definition.replace(/\s+not\s+valid\s*$/i, '');
 
+/** On a shard: its slot tables (the corpus's tables there). */
+const SHARD_TABLES = `select relname as name from pg_class
+  where relname ~ '^leak_records_s[0-9a-f]$' and relkind = 'r' and relnamespace = current_schema()::regnamespace order by 1`;
+
+/**
+ * Autovacuum of the corpus's tables, off while a load is recorded (leak_bulk_loads) and back on as
+ * it ends: as a table grows, autovacuum vacuums and analyses it again and again (at 10M records over
+ * three shards, four times each slot table), work the load's end does once (afterLargeLoad).
+ */
+const autovacuum = (table: string, on: boolean) => (on ? `alter table ${table} reset (autovacuum_enabled)` : `alter table ${table} set (autovacuum_enabled = false)`);
+
 /** On a shard: the indexes of its slot tables that a bulk load sets aside (not a key's). */
 const SHARD_INDEXES = `select i.relname as name, pg_get_indexdef(i.oid) as sql
   from pg_index x join pg_class i on i.oid = x.indexrelid join pg_class t on t.oid = x.indrelid
   where t.relname ~ '^leak_records_s[0-9a-f]$' and t.relnamespace = current_schema()::regnamespace
     and not exists (select 1 from pg_constraint c where c.conindid = x.indexrelid)
   order by i.relname`;
+
+/** Autovacuum of each slot table of the shard `pool` reaches, off or back on. */
+async function shardAutovacuum(pool: Pick<pg.Pool, 'query'>, on: boolean): Promise<void> {
+  const { rows } = await pool.query<{ name: string }>(SHARD_TABLES);
+  for (const { name } of rows) await pool.query(autovacuum(name, on));
+}
 
 export class PgBulkLoads implements BulkLoads {
   /** The connection holding this process's shared lock while it takes part in a load. */
@@ -127,11 +146,19 @@ export class PgBulkLoads implements BulkLoads {
         await sql`insert into leak_bulk_loads (id, from_rowid, dropped_indexes, started_at) values (1, 0, ${JSON.stringify(rows)}, ${this.deps.clock().toISOString()})`.execute(trx);
         if (!shards) {
           for (const { name, foreignKey } of rows) await (foreignKey ? sql`alter table leak_records drop constraint ${sql.id(name)}` : sql`drop index ${sql.id(name)}`).execute(trx);
+          await sql.raw(autovacuum('leak_records', false)).execute(trx);
         }
         return shards ? rows : [];
       });
       // Dropped once the load is recorded: a failure part-way leaves indexes the rebuild recreates.
-      if (shards) await Promise.all(shards.pools.map((p, i) => Promise.all(onShards.filter((r) => r.shard === i).map((r) => p.query(`drop index if exists ${r.name}`)))));
+      if (shards && onShards.length) {
+        await Promise.all(
+          shards.pools.map(async (p, i) => {
+            await Promise.all(onShards.filter((r) => r.shard === i).map((r) => p.query(`drop index if exists ${r.name}`)));
+            await shardAutovacuum(p, false);
+          }),
+        );
+      }
     } catch (err) {
       held.release();
       await held.done.catch(() => undefined);
@@ -228,6 +255,8 @@ export class PgBulkLoads implements BulkLoads {
         }),
       );
     }
+    if (shards) await Promise.all(shards.pools.map((p) => shardAutovacuum(p, true)));
+    else await sql.raw(autovacuum('leak_records', true)).execute(db);
     await sql`delete from leak_bulk_loads`.execute(db);
     return true;
   }
