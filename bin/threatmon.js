@@ -1,16 +1,15 @@
 #!/usr/bin/env node
 // The installed CLI runs the compiled code (npm ci builds it through the prepare script).
 
-// import-leaks streams files of any size. With a bounded heap (old space 128 MB, young space 8 MB
-// per half) V8 collects early and the process stays under 250 MB whatever the file, instead of
-// letting garbage grow the heap first: the command re-runs itself once with those limits, unless a
-// heap limit was given.
-export const IMPORT_HEAP_FLAGS = ['--max-old-space-size=128', '--max-semi-space-size=8'];
+// import-leaks streams files of any size, under IMPORT_V8_FLAGS (a bounded heap; see there): the
+// command re-runs itself once with those flags, unless a heap limit was given.
+import { IMPORT_V8_FLAGS } from './import-flags.js';
+
 const heapFlag = (s) => /--max-old-space-size/.test(s ?? '');
 if (process.argv[2] === 'import-leaks' && !process.execArgv.some(heapFlag) && !heapFlag(process.env.NODE_OPTIONS)) {
   const { spawn } = await import('node:child_process');
   // An IPC channel, only so that the import knows when this process is gone (see below).
-  const child = spawn(process.execPath, [...process.execArgv, ...IMPORT_HEAP_FLAGS, ...process.argv.slice(1)], {
+  const child = spawn(process.execPath, [...process.execArgv, ...IMPORT_V8_FLAGS, ...process.argv.slice(1)], {
     stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
     env: { ...process.env, THREATMON_IMPORT_LAUNCHER: String(process.pid) },
   });

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { ADMIN_PASSWORD, apiOf, databaseUrl, freshDatabaseUrl, type Result, ROOT, runChild, startServer, stop } from '../harness.js';
+import { IMPORT_V8_FLAGS } from '../../bin/import-flags.js';
 
 /** What bench/import-leaks.mjs reports for one file. */
 interface Imported {
@@ -17,10 +18,7 @@ interface Imported {
 /** Imports `file` with --bulk into a new SQLite database, as `threatmon import-leaks` runs (compiled, bounded heap). */
 async function importFile(file: string): Promise<Imported & { accepted_per_sec: number }> {
   const r = JSON.parse(
-    await runChild(['bench/import-leaks.mjs', file, '--bulk'], { THREATMON_DATABASE_URL: databaseUrl('dumps'), THREATMON_LOG_LEVEL: 'warn', THREATMON_ADMIN_PASSWORD: ADMIN_PASSWORD }, [
-      '--max-old-space-size=128',
-      '--max-semi-space-size=8',
-    ]),
+    await runChild(['bench/import-leaks.mjs', file, '--bulk'], { THREATMON_DATABASE_URL: databaseUrl('dumps'), THREATMON_LOG_LEVEL: 'warn', THREATMON_ADMIN_PASSWORD: ADMIN_PASSWORD }, IMPORT_V8_FLAGS),
   ) as Imported;
   return { ...r, accepted_per_sec: Math.round((r.records - r.rejected) / r.seconds) };
 }

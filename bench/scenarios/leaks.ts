@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { corpusFile, corpusHead } from '../corpus-files.mjs';
 import { ADMIN_PASSWORD, databaseUrl, load, type Result, ROOT, runChild, startServer, stop } from '../harness.js';
+import { IMPORT_V8_FLAGS } from '../../bin/import-flags.js';
 
 /**
  * The bench leak corpus (BENCH_LEAK_RECORDS, default 1,000,000, in BENCH_LEAK_SOURCES files and
@@ -32,10 +33,7 @@ export async function leakCorpus(): Promise<{ records: number; dataDir: string; 
     ? null
     : JSON.parse(
         // With the heap limit bin/threatmon.js gives import-leaks.
-        await runChild(['bench/import-leaks.mjs', dataDir, ...(bulk ? ['--bulk'] : [])], { THREATMON_DATABASE_URL: dbUrl, THREATMON_LOG_LEVEL: 'warn', THREATMON_ADMIN_PASSWORD: ADMIN_PASSWORD }, [
-          '--max-old-space-size=128',
-          '--max-semi-space-size=8',
-        ]),
+        await runChild(['bench/import-leaks.mjs', dataDir, ...(bulk ? ['--bulk'] : [])], { THREATMON_DATABASE_URL: dbUrl, THREATMON_LOG_LEVEL: 'warn', THREATMON_ADMIN_PASSWORD: ADMIN_PASSWORD }, IMPORT_V8_FLAGS),
       );
   if (imported) {
     console.log(

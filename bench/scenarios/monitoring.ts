@@ -8,6 +8,7 @@ import { MonitoringRepository } from '../../src/modules/monitoring/monitoring.re
 import { corpusFiles, corpusHead } from '../corpus-files.mjs';
 import { ADMIN_PASSWORD, apiOf, freshDatabaseUrl, load, type Result, ROOT, runChild, startFloor, startServer, stop } from '../harness.js';
 import { drive } from '../wrk.js';
+import { IMPORT_V8_FLAGS } from '../../bin/import-flags.js';
 
 export const monitoringScenarios: Record<string, () => Promise<Result[]>> = {
   async monitoring() {
@@ -26,10 +27,7 @@ export const monitoringScenarios: Record<string, () => Promise<Result[]>> = {
     const bulk = !plainUrl.startsWith('postgres');
     const importInto = async (dbUrl: string, extra: string[]) =>
       JSON.parse(
-        await runChild(['bench/import-leaks.mjs', dataDir, ...(bulk ? ['--bulk'] : []), ...extra], { THREATMON_DATABASE_URL: dbUrl, THREATMON_LOG_LEVEL: 'warn', THREATMON_ADMIN_PASSWORD: ADMIN_PASSWORD }, [
-          '--max-old-space-size=128',
-          '--max-semi-space-size=8',
-        ]),
+        await runChild(['bench/import-leaks.mjs', dataDir, ...(bulk ? ['--bulk'] : []), ...extra], { THREATMON_DATABASE_URL: dbUrl, THREATMON_LOG_LEVEL: 'warn', THREATMON_ADMIN_PASSWORD: ADMIN_PASSWORD }, IMPORT_V8_FLAGS),
       ) as { records_per_sec: number; peak_rss_mb: number; seconds: number; alerts?: number; monitors?: number; terms?: number };
     const results: Result[] = [];
     if (!reuse) {

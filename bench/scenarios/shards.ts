@@ -5,6 +5,7 @@ import pg from 'pg';
 import { type Replica, startServer as startPgServer } from '../../test/helpers/pg-replica.js';
 import { corpusFile, corpusHead } from '../corpus-files.mjs';
 import { ADMIN_PASSWORD, freshDatabaseUrl, load, type Result, ROOT, runChild, startServer, stop } from '../harness.js';
+import { IMPORT_V8_FLAGS } from '../../bin/import-flags.js';
 
 interface Imported {
   records: number;
@@ -17,10 +18,7 @@ interface Imported {
 /** import-leaks --bulk of `dataDir` into `dbUrl` (with `env`), as leakCorpus runs it. */
 async function importInto(dataDir: string, dbUrl: string, env: Record<string, string>): Promise<Imported> {
   return JSON.parse(
-    await runChild(['bench/import-leaks.mjs', dataDir, '--bulk'], { THREATMON_DATABASE_URL: dbUrl, THREATMON_LOG_LEVEL: 'warn', THREATMON_ADMIN_PASSWORD: ADMIN_PASSWORD, ...env }, [
-      '--max-old-space-size=128',
-      '--max-semi-space-size=8',
-    ]),
+    await runChild(['bench/import-leaks.mjs', dataDir, '--bulk'], { THREATMON_DATABASE_URL: dbUrl, THREATMON_LOG_LEVEL: 'warn', THREATMON_ADMIN_PASSWORD: ADMIN_PASSWORD, ...env }, IMPORT_V8_FLAGS),
   ) as Imported;
 }
 
