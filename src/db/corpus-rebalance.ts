@@ -4,6 +4,7 @@ import { type Kysely, sql } from 'kysely';
 import pg from 'pg';
 import { from as copyFrom, to as copyTo } from 'pg-copy-streams';
 import { addServer, boundShard, type CorpusShards, LAYOUT_LOCK, MOVE_LOCK, prepareShard, SLOTS } from './corpus-shards.js';
+import { SLOT_TABLES } from './corpus-slots.js';
 import { redactedUrl } from '../config.js';
 import type { DB } from './schema.js';
 
@@ -128,9 +129,7 @@ export async function repairLayout(shards: CorpusShards): Promise<number> {
   let repaired = 0;
   for (const [i, shard] of shards.shards.entries()) {
     const pool = shards.pools[i] as pg.Pool;
-    const { rows } = await pool.query<{ name: string; attached: boolean }>(
-      `select c.relname as name, c.relispartition as attached from pg_class c where c.relkind = 'r' and c.relname ~ '^leak_records_s[0-9a-f]$' and c.relnamespace = current_schema()::regnamespace`,
-    );
+    const { rows } = await pool.query<{ name: string; attached: boolean }>(SLOT_TABLES);
     for (const { name, attached } of rows) {
       const slot = name.slice(-1);
       if (shard.slots.includes(slot)) {

@@ -81,3 +81,7 @@ export function initialSlots(shards: number): string[][] {
 
 /** PostgreSQL's undefined_object: a prepared transaction already committed or rolled back (by recovery). */
 export const isGone = (err: unknown) => (err as { code?: unknown } | null)?.code === '42704';
+
+/** On a shard: its slot tables (`leak_records_s0` ... `_sf`), each with whether it is attached to its leak_records (a copy being moved is not). */
+export const SLOT_TABLES = `select c.relname as name, c.relispartition as attached from pg_class c
+  where c.relkind = 'r' and c.relname ~ '^leak_records_s[0-9a-f]$' and c.relnamespace = current_schema()::regnamespace order by 1`;

@@ -187,20 +187,29 @@ describe.skipIf(!TEST_PG_URL)('corpus shards', () => {
   });
 
   it('a bulk load sets each shard\'s search indexes aside and builds them again on every shard at once', async () => {
-    // With, in `offs`, how many slot tables of each shard have autovacuum off (a load turns it off until it ends).
-    let offs: number[] = [];
     const indexes = async () => {
-      offs = [];
       const out: string[][] = [];
       for (const srv of servers) {
         const c = new pg.Client({ connectionString: srv.url });
         await c.connect();
         out.push((await c.query(`select indexrelid::regclass::text as name from pg_index x join pg_class t on t.oid = x.indrelid where t.relname ~ '^leak_records_s' order by 1`)).rows.map((r) => r.name));
-        offs.push((await c.query<{ name: string }>(AUTOVACUUM_OFF)).rows.length);
         await c.end();
       }
       return out;
     };
+    // How many slot tables of each shard have autovacuum off (a load turns it off until it ends).
+    const autovacuumOff = () =>
+      Promise.all(
+        servers.map(async (srv) => {
+          const c = new pg.Client({ connectionString: srv.url });
+          await c.connect();
+          try {
+            return (await c.query(AUTOVACUUM_OFF)).rows.length;
+          } finally {
+            await c.end();
+          }
+        }),
+      );
     const before = await indexes();
     for (const list of before) expect(list.length).toBeGreaterThan(20);
     const bulk = sharded.services.leaks.bulk;
@@ -208,14 +217,14 @@ describe.skipIf(!TEST_PG_URL)('corpus shards', () => {
     // Left on each shard: the keys' indexes only (primary key and record key, for each slot table).
     const during = await indexes();
     during.forEach((list, i) => expect(list).toHaveLength(((sharded.app.deps.database.corpusShards?.shards[i]?.slots.length ?? 0) * 2)));
-    expect(offs).toEqual(sharded.app.deps.database.corpusShards?.shards.map((s) => s.slots.length));
+    expect(await autovacuumOff()).toEqual(sharded.app.deps.database.corpusShards?.shards.map((s) => s.slots.length));
     const batch = [{ email: 'bulk.one@shardbulk.example', full_name: 'Bulky One' }, { email: 'bulk.two@shardbulk.example', full_name: 'Bulky Two' }];
     expect(json(await sharded.as(staffSharded, { method: 'POST', url: `/api/v1/leaks/sources/${sources[0]?.sharded}/records/`, payload: batch })).accepted).toBe(2);
     const steps: string[] = [];
     expect(await bulk.end((step) => steps.push(step))).toBe('rebuilt');
     expect(steps.filter((s) => s.startsWith('shard 2: index '))).toHaveLength((before[2]?.length ?? 0) - (during[2]?.length ?? 0));
     expect(await indexes()).toEqual(before);
-    expect(offs).toEqual([0, 0, 0]);
+    expect(await autovacuumOff()).toEqual([0, 0, 0]);
     const found = json(await sharded.as(staffSharded, { method: 'GET', url: '/api/v1/leaks/search/?q=bulky' }));
     expect(found.count).toBe(2);
   });

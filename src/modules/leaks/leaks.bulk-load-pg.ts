@@ -1,5 +1,6 @@
 import { type Kysely, type QueryExecutorProvider, sql } from 'kysely';
 import type pg from 'pg';
+import { SLOT_TABLES } from '../../db/corpus-slots.js';
 import type { DB } from '../../db/schema.js';
 import type { AppDeps } from '../../deps.js';
 import { allSettledOrThrow } from '../../domain/promises.js';
@@ -57,10 +58,6 @@ interface SetAside {
 /** A foreign key's definition without a NOT VALID it may carry (it is added NOT VALID, then validated). */
 const validDefinition = (definition: string) => definition.replace(/\s+not\s+valid\s*$/i, '');
 
-/** On a shard: its slot tables (the corpus's tables there). */
-const SHARD_TABLES = `select relname as name from pg_class
-  where relname ~ '^leak_records_s[0-9a-f]$' and relkind = 'r' and relnamespace = current_schema()::regnamespace order by 1`;
-
 /**
  * Autovacuum of the corpus's tables, off while a load is recorded (leak_bulk_loads) and back on as
  * it ends: as a table grows, autovacuum vacuums and analyses it again and again (at 10M records over
@@ -77,7 +74,7 @@ const SHARD_INDEXES = `select i.relname as name, pg_get_indexdef(i.oid) as sql
 
 /** Autovacuum of each slot table of the shard `pool` reaches, off or back on. */
 async function shardAutovacuum(pool: Pick<pg.Pool, 'query'>, on: boolean): Promise<void> {
-  const { rows } = await pool.query<{ name: string }>(SHARD_TABLES);
+  const { rows } = await pool.query<{ name: string }>(SLOT_TABLES);
   for (const { name } of rows) await pool.query(autovacuum(name, on));
 }
 
