@@ -234,7 +234,10 @@ export class CorpusCopies {
     let metStoredKey = false;
     const written = await allSettledOrThrow(
       [...parts].map(async ([position, part]) => {
-        const returned = await batch.insert(position, RECORD_COLUMNS, () => part.bytes, direct);
+        // One chunk a shard, not one a slot: the COPY stream writes each chunk to the socket as two
+        // writes of its own (its header, then the bytes).
+        const chunk = part.bytes.length === 1 ? (part.bytes[0] as Uint8Array) : Buffer.concat(part.bytes);
+        const returned = await batch.insert(position, RECORD_COLUMNS, () => [chunk], direct);
         if (direct && returned) metStoredKey = true;
         return returned ?? part.ids;
       }),
