@@ -36,14 +36,22 @@ export function corpus(n: number, seed: number) {
   return out;
 }
 
-/** The records each shard server holds, in their order. */
-export async function recordsOnEach(servers: ReadonlyArray<{ url: string }>): Promise<number[]> {
-  const counts: number[] = [];
+/** The rows of `text` on each shard server, in their order (a connection of its own to each). */
+export async function rowsOnEach<R extends object>(servers: ReadonlyArray<{ url: string }>, text: string): Promise<R[][]> {
+  const out: R[][] = [];
   for (const s of servers) {
     const c = new pg.Client({ connectionString: s.url });
     await c.connect();
-    counts.push(Number((await c.query('select count(*) as n from leak_records')).rows[0].n));
-    await c.end();
+    try {
+      out.push((await c.query<R>(text)).rows);
+    } finally {
+      await c.end();
+    }
   }
-  return counts;
+  return out;
+}
+
+/** The records each shard server holds, in their order. */
+export async function recordsOnEach(servers: ReadonlyArray<{ url: string }>): Promise<number[]> {
+  return (await rowsOnEach<{ n: string }>(servers, 'select count(*) as n from leak_records')).map((rows) => Number(rows[0]?.n));
 }

@@ -7,7 +7,7 @@ import type { User } from '../../src/modules/identity/index.js';
 import { buildTestApp, json, TEST_PG_URL, type TestApp } from '../helpers/build-app.js';
 import { AUTOVACUUM_OFF } from '../helpers/pg-catalog.js';
 import { type Replica, startServer } from '../helpers/pg-replica.js';
-import { corpus, countingIds, recordsOnEach, unslotted } from '../helpers/shard-corpus.js';
+import { corpus, countingIds, recordsOnEach, rowsOnEach, unslotted } from '../helpers/shard-corpus.js';
 
 /** Every record both corpora were given. */
 const all = () => [7, 8, 9].flatMap((seed) => corpus(300, seed));
@@ -187,29 +187,10 @@ describe.skipIf(!TEST_PG_URL)('corpus shards', () => {
   });
 
   it('a bulk load sets each shard\'s search indexes aside and builds them again on every shard at once', async () => {
-    const indexes = async () => {
-      const out: string[][] = [];
-      for (const srv of servers) {
-        const c = new pg.Client({ connectionString: srv.url });
-        await c.connect();
-        out.push((await c.query(`select indexrelid::regclass::text as name from pg_index x join pg_class t on t.oid = x.indrelid where t.relname ~ '^leak_records_s' order by 1`)).rows.map((r) => r.name));
-        await c.end();
-      }
-      return out;
-    };
+    const indexes = async () =>
+      (await rowsOnEach<{ name: string }>(servers, `select indexrelid::regclass::text as name from pg_index x join pg_class t on t.oid = x.indrelid where t.relname ~ '^leak_records_s' order by 1`)).map((rows) => rows.map((r) => r.name));
     // How many slot tables of each shard have autovacuum off (a load turns it off until it ends).
-    const autovacuumOff = () =>
-      Promise.all(
-        servers.map(async (srv) => {
-          const c = new pg.Client({ connectionString: srv.url });
-          await c.connect();
-          try {
-            return (await c.query(AUTOVACUUM_OFF)).rows.length;
-          } finally {
-            await c.end();
-          }
-        }),
-      );
+    const autovacuumOff = async () => (await rowsOnEach(servers, AUTOVACUUM_OFF)).map((rows) => rows.length);
     const before = await indexes();
     for (const list of before) expect(list.length).toBeGreaterThan(20);
     const bulk = sharded.services.leaks.bulk;
