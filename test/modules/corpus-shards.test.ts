@@ -118,12 +118,7 @@ describe.skipIf(!TEST_PG_URL)('corpus shards', () => {
   it('answers a full-text search matching past the bound from the newest slice of every shard, its count estimated, as one server', async () => {
     // ANALYZE's statistics, as a bulk load leaves them: one server's, each shard's.
     await sql`analyze leak_records`.execute(single.db);
-    for (const srv of servers) {
-      const c = new pg.Client({ connectionString: srv.url });
-      await c.connect();
-      await c.query('analyze');
-      await c.end();
-    }
+    await rowsOnEach(servers, 'analyze');
     const get = async (t: TestApp, who: User, qs: string) => {
       const res = await t.as(who, { method: 'GET', url: `/api/v1/leaks/search/${qs}` });
       expect(res.statusCode, res.body).toBe(200);
