@@ -29,7 +29,7 @@ export interface EncodedRows {
   /**
    * The rows' search texts, one after the other with a space between (one string to hand over, not
    * one a row), whose words the writer adds to leak_words: the reader thread is the import's
-   * busiest, the writer forwarding bytes has time to split them.
+   * busiest, the writer forwarding bytes has time to look them up (hashed in place, see WordHashes).
    */
   words?: string;
 }

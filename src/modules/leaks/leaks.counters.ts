@@ -1,4 +1,5 @@
 import { type ClassedRecord, DATA_CLASS_TESTS } from '../../domain/leak-record.js';
+import { WordHashes } from './word-hashes.js';
 
 /** The counters kept beside the leak records, and how records added or removed change them. */
 
@@ -11,10 +12,10 @@ export interface TransactionCounts {
   /** Records added to the source. */
   records: number;
   /** PostgreSQL: words written to leak_words (LeaksRepository.addWords), known to be there once committed. */
-  words: Set<string>;
+  words: WordHashes;
 }
 
-export const newTransactionCounts = (): TransactionCounts => ({ corpus: new Map(), domains: new Map(), records: 0, words: new Set() });
+export const newTransactionCounts = (): TransactionCounts => ({ corpus: new Map(), domains: new Map(), records: 0, words: new WordHashes() });
 
 /**
  * The corpus counter changes of records added (+1) or removed (-1): total, each data class,

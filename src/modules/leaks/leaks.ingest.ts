@@ -211,8 +211,7 @@ export class LeakIngest {
    * are read back (once).
    */
   private async storeEncoded(trx: Kysely<DB>, source: SourceRow, encoded: NonNullable<Batch['encoded']>, words: ReadonlyArray<readonly string[]>, counts: TransactionCounts) {
-    const rowWords = encoded.rows.words;
-    const ids = await this.repo.insertEncoded(trx, source.id, encoded.rows, counts.words, rowWords ? [...words, rowWords.split(' ')] : words);
+    const ids = await this.repo.insertEncoded(trx, source.id, encoded.rows, counts.words, words);
     let read: Promise<InsertedRecord[]> | undefined;
     const load = () => (read ??= this.repo.storedRecords(trx, ids));
     const given = encoded.rows.counts;

@@ -11,6 +11,7 @@ import { notFound } from '../../errors.js';
 import type { InsertedRecord } from '../hooks.js';
 import { CorpusCopies, type EncodedRows, encodeRows } from './leaks.copy-rows.js';
 import { keyOrder, RECORD_COLUMNS, recordValues } from './leaks.record-rows.js';
+import { newWords, WordHashes } from './word-hashes.js';
 
 export type SourceRow = Selectable<LeakSourcesTable>;
 export type SavedSearchRow = Selectable<DB['saved_searches']>;
@@ -53,8 +54,8 @@ export const RECORD_JSON: Record<Dialect, RawBuilder<string>> = {
 /** The columns a record's counter changes are made of (counterDeltas, domainDeltas). */
 const COUNTED_COLUMNS = ['email', 'username', 'domain_rev', 'ip', 'phone', 'full_name', 'password_sha1', 'extra', 'leaked_at'] as const;
 
-/** Most words an ingesting process remembers as being in leak_words already (about 10 MB). */
-const MAX_KNOWN_WORDS = 200_000;
+/** Most words an ingesting process remembers as being in leak_words already (hashed: 32 MB at most, see WordHashes). */
+const MAX_KNOWN_WORDS = 2_000_000;
 
 export { DIRECT_COPY_PAUSE } from './leaks.copy-rows.js';
 
@@ -179,7 +180,7 @@ export class LeaksRepository {
     records: NormalisedRecord[],
     at: string,
     /** PostgreSQL: the words the open transaction has put in leak_words so far; those of this batch are added. */
-    words: Set<string>,
+    words: WordHashes,
     /** The batch's search words as its producer gave them (see IngestOptions.wordsGiven), instead of its records' own. */
     givenWords?: ReadonlyArray<readonly string[]>,
   ): Promise<{ inserted: NormalisedRecord[]; insertedIds: string[] }> {
@@ -244,13 +245,13 @@ export class LeaksRepository {
    * The batch's search words are added as given (see insertRecords): over shards at the same time
    * as the rows, the words going to the main database and the rows to the shards' own connections.
    */
-  async insertEncoded(trx: Kysely<DB>, sourceId: string, rows: EncodedRows, words: Set<string>, givenWords: ReadonlyArray<readonly string[]>): Promise<string[]> {
+  async insertEncoded(trx: Kysely<DB>, sourceId: string, rows: EncodedRows, words: WordHashes, givenWords: ReadonlyArray<readonly string[]>): Promise<string[]> {
     if (!this.database.corpusShards) {
       const ids = await this.copies.write(trx, sourceId, rows);
-      await this.addWords(trx, givenWords, words);
+      await this.addWords(trx, givenWords, words, rows.words);
       return ids;
     }
-    const [ids] = await allSettledOrThrow([this.copies.write(trx, sourceId, rows), this.addWords(trx, givenWords, words)]);
+    const [ids] = await allSettledOrThrow([this.copies.write(trx, sourceId, rows), this.addWords(trx, givenWords, words, rows.words)]);
     return ids;
   }
 
@@ -322,21 +323,22 @@ export class LeaksRepository {
   }
 
   /**
-   * PostgreSQL: the full-text words of new records (their search texts' words, in lists) into
+   * PostgreSQL: the full-text words of new records (their search texts' words, in lists, and those of
+   * `text`, search texts joined by spaces as EncodedRows.words gives them) into
    * leak_words (see migration 0008), each tokenised by PostgreSQL itself, so that the words are exactly the lexemes
    * of the records' tsvectors. In order, so that concurrent ingests lock them in the same order.
    * Words this process saw committed (wordsCommitted), or this transaction already wrote, are left
    * out: most words of a batch (names, short numbers) are in the vocabulary already.
    */
-  async addWords(trx: Kysely<DB>, lists: ReadonlyArray<readonly string[]>, written: Set<string>) {
-    const words = new Set<string>();
-    for (const list of lists) for (const w of list) if (w && !this.committedWords.has(w) && !written.has(w)) words.add(w);
-    if (words.size === 0) return;
+  async addWords(trx: Kysely<DB>, lists: ReadonlyArray<readonly string[]>, written: WordHashes, text?: string) {
+    const words: string[] = [];
+    for (const list of lists) for (const w of list) newWords(w, this.committedWords, written, words);
+    if (text) newWords(text, this.committedWords, written, words);
+    if (words.length === 0) return;
     await sql`insert into leak_words (word)
-      select distinct lexeme from unnest(${[...words]}::text[]) as t(word)
+      select distinct lexeme from unnest(${words}::text[]) as t(word)
         cross join lateral unnest(tsvector_to_array(to_tsvector('simple', t.word))) as lexeme
       order by 1 on conflict do nothing`.execute(trx);
-    for (const w of words) written.add(w);
   }
 
   /**
@@ -344,12 +346,12 @@ export class LeaksRepository {
    * (nothing removes a word), so later batches of this process need not write them again. Only
    * committed ones: a word of a transaction rolled back may still be missing. Bounded in memory.
    */
-  wordsCommitted(words: Set<string>): void {
+  wordsCommitted(words: WordHashes): void {
     if (this.committedWords.size + words.size > MAX_KNOWN_WORDS) this.committedWords.clear();
-    for (const w of words) this.committedWords.add(w);
+    this.committedWords.addAll(words);
   }
 
-  private readonly committedWords = new Set<string>();
+  private readonly committedWords = new WordHashes(1 << 16);
 
   async readCounters(): Promise<Map<string, number>> {
     return new Map((await this.db.selectFrom('leak_counters').selectAll().execute()).map((c) => [c.key, Number(c.n)]));
