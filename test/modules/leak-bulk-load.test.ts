@@ -95,9 +95,9 @@ describe('leak corpus bulk loads', () => {
       expect(await b.leaks.bulk.end()).toBe('rebuilt');
       expect(await pgIndexes()).toEqual(before);
 
-      // An importer killed mid-load: its connection, and the lock it held, are gone with it.
+      // An importer killed mid-load; the timeout waits until its backend, and the lock it held, are gone.
       await a.leaks.bulk.begin();
-      await sql`select pg_terminate_backend(l.pid) from pg_locks l where l.locktype = 'advisory' and l.mode = 'ShareLock'
+      await sql`select pg_terminate_backend(l.pid, 60000) from pg_locks l where l.locktype = 'advisory' and l.mode = 'ShareLock'
         and ((l.classid::bigint << 32) | l.objid::bigint) = hashtext(current_schema() || '.leak_bulk_load')::bigint`.execute(t.db);
       expect((await pgIndexes()).length).toBe(2);
       expect(await foreignKeys()).toEqual([]);
